@@ -1,0 +1,28 @@
+# Every dependency is a Debian package (tools/setup.sh installs them); none is downloaded.
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+find_package(Boost 1.74 REQUIRED)                       # Boost.Interprocess is header-only
+find_package(TBB REQUIRED)                              # oneTBB
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(fmt REQUIRED)
+find_package(CLI11 REQUIRED)
+pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
+pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)
+pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
+# Debian's libopenblas-dev ships openblas.pc pointing at the pthread variant.
+pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
+
+set(SHMTRAIN_HAVE_MPI OFF)
+if(SHMTRAIN_WITH_MPI)
+  find_package(MPI COMPONENTS C QUIET)
+  if(MPI_C_FOUND)
+    set(SHMTRAIN_HAVE_MPI ON)
+    message(STATUS "shmtrain: MPI found (${MPI_C_LIBRARIES}); the MPI bridge is built")
+  else()
+    message(STATUS "shmtrain: MPI not found; building without the MPI bridge")
+  endif()
+endif()
+
+if(SHMTRAIN_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()

@@ -1,0 +1,43 @@
+#include "shmtrain/cli/app.hpp"
+
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "shmtrain/cli/commands.hpp"
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/tensor/blas_runtime.hpp"
+
+namespace shmtrain::cli {
+
+int run(int argc, char** argv) {
+  prepare_openblas(argv);
+
+  CLI::App app{"shmtrain: fine-tune BERT-class models on CPU servers, one worker per socket"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "shmtrain 0.1.0");
+  const std::vector<Command> commands = {
+      add_info_command(app),
+  };
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (const Command& command : commands) {
+      if (command.subcommand->parsed()) return command.run();
+    }
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "shmtrain: error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace shmtrain::cli

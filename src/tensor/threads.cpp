@@ -1,0 +1,45 @@
+#include "shmtrain/tensor/threads.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+
+#include <tbb/global_control.h>
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace shmtrain {
+namespace {
+std::mutex g_mutex;
+std::unique_ptr<tbb::global_control> g_limit;
+int g_threads = 0;
+
+void apply(int threads) {
+  g_limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                  static_cast<std::size_t>(threads));
+  openblas_set_num_threads(1);
+  g_threads = threads;
+}
+}  // namespace
+
+int allowed_cpu_count() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
+void set_compute_threads(int threads) {
+  std::lock_guard lock(g_mutex);
+  apply(std::max(1, threads));
+}
+
+int compute_threads() {
+  std::lock_guard lock(g_mutex);
+  if (g_threads == 0) apply(allowed_cpu_count());
+  return g_threads;
+}
+
+}  // namespace shmtrain

@@ -1,0 +1,79 @@
+#include "support/test_support.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace shmtrain::testing {
+
+std::filesystem::path data_dir() { return SHMTRAIN_TEST_DATA_DIR; }
+std::filesystem::path shmtrain_binary() { return SHMTRAIN_TEST_BINARY; }
+
+TempDir::TempDir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "shmtrain-test-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+namespace {
+template <typename T>
+::testing::AssertionResult all_close_impl(std::span<const T> actual, std::span<const T> expected,
+                                          double atol, double rtol) {
+  if (actual.size() != expected.size()) {
+    return ::testing::AssertionFailure()
+           << "sizes differ: actual " << actual.size() << ", expected " << expected.size();
+  }
+  std::ostringstream first;
+  std::size_t bad = 0;
+  double worst = 0.0;
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    const double a = actual[i];
+    const double e = expected[i];
+    const double err = std::abs(a - e);
+    if (!(err <= atol + rtol * std::abs(e))) {  // also catches NaN
+      if (bad < 8) first << "\n  [" << i << "] actual " << a << " expected " << e << " (diff " << err << ")";
+      ++bad;
+      worst = std::max(worst, err);
+    }
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << bad << " of " << actual.size() << " elements differ beyond atol "
+                                       << atol << " rtol " << rtol << " (worst " << worst << "):"
+                                       << first.str();
+}
+}  // namespace
+
+::testing::AssertionResult all_close(std::span<const float> actual, std::span<const float> expected,
+                                     double atol, double rtol) {
+  return all_close_impl(actual, expected, atol, rtol);
+}
+::testing::AssertionResult all_close(std::span<const double> actual, std::span<const double> expected,
+                                     double atol, double rtol) {
+  return all_close_impl(actual, expected, atol, rtol);
+}
+
+void write_file(const std::filesystem::path& path, const std::string& contents) {
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out << contents;
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace shmtrain::testing

@@ -1,0 +1,40 @@
+#pragma once
+// Helpers every test module shares: a temporary folder removed at scope exit, the path of
+// the committed test data, and array comparisons that print the first mismatches.
+#include <cstddef>
+#include <filesystem>
+#include <span>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace shmtrain::testing {
+
+std::filesystem::path data_dir();         // tests/data in the source tree
+std::filesystem::path shmtrain_binary();  // build/shmtrain
+
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// |actual - expected| <= atol + rtol * |expected| element by element; on failure lists the
+// first few mismatching indices with both values.
+::testing::AssertionResult all_close(std::span<const float> actual, std::span<const float> expected,
+                                     double atol, double rtol = 0.0);
+::testing::AssertionResult all_close(std::span<const double> actual, std::span<const double> expected,
+                                     double atol, double rtol = 0.0);
+
+// Writes `contents` to `path` (binary), creating parent folders.
+void write_file(const std::filesystem::path& path, const std::string& contents);
+std::string read_file(const std::filesystem::path& path);
+
+}  // namespace shmtrain::testing
