@@ -1,0 +1,36 @@
+#pragma once
+// Multi-head self-attention core (Hugging Face BertSelfAttention, between the Q/K/V linears
+// and the output dense):
+//   scores = Q K^T / sqrt(head_dim) + mask_add      per (batch, head): (T, T)
+//   probs  = softmax(scores);  probs_d = dropout(probs);  out = probs_d V
+// Q, K and V come from one fused linear: qkv (B, T, 3H) holds [Q | K | V] per token, head h in
+// columns [h * head_dim, (h + 1) * head_dim) of each third.
+#include <cstdint>
+
+#include "shmtrain/tensor/dropout.hpp"
+
+namespace shmtrain {
+
+struct AttentionShape {
+  std::int64_t batch;
+  std::int64_t seq;
+  std::int64_t heads;
+  std::int64_t head_dim;
+  std::int64_t hidden() const { return heads * head_dim; }
+};
+
+struct AttentionDropout {
+  float p = 0.0f;  // attention_probs_dropout_prob; 0 in evaluation
+  DropoutKey key;
+};
+
+// out (B, T, H); probs (B, heads, T, T) caches the softmax before dropout for backward;
+// qkv (B, T, 3H); mask_add (B, T): 0 for tokens, float32's lowest value for padding keys.
+void attention_forward(float* out, float* probs, const float* qkv, const float* mask_add,
+                       const AttentionShape& shape, const AttentionDropout& dropout);
+
+// dqkv (B, T, 3H) overwritten from dout (B, T, H); qkv, probs and dropout as in forward.
+void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* probs,
+                        const AttentionShape& shape, const AttentionDropout& dropout);
+
+}  // namespace shmtrain

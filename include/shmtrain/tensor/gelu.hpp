@@ -1,0 +1,13 @@
+#pragma once
+// GELU, the exact erf form (torch.nn.functional.gelu, HF "gelu"):
+// gelu(x) = x * Phi(x) = 0.5 * x * (1 + erf(x / sqrt(2))).
+#include <cstdint>
+
+namespace shmtrain {
+
+void gelu_forward(float* out, const float* inp, std::int64_t n);
+
+// dinp = dout * (Phi(x) + x * phi(x)), phi the standard normal density. dinp may alias dout.
+void gelu_backward(float* dinp, const float* dout, const float* inp, std::int64_t n);
+
+}  // namespace shmtrain

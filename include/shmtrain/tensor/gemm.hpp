@@ -1,0 +1,23 @@
+#pragma once
+// Row-major single-precision GEMM: C = alpha * op(A) * op(B) + beta * C, with op(X) = X or X^T.
+// The product is split into blocks of C over the compute threads (threads.hpp); each block is
+// one single-threaded OpenBLAS call. The block grid depends only on the shape, never on the
+// thread count, so results are bit-identical whatever the number of threads.
+#include <cstdint>
+
+namespace shmtrain {
+
+enum class Trans { kNo, kYes };
+
+// A: op(A) is (M, K) with leading dimension lda; B: op(B) is (K, N), ldb; C: (M, N), ldc.
+void gemm(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+          const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
+          std::int64_t ldc);
+
+// The same on the calling thread only: for callers that are already inside a parallel loop
+// (the attention kernels run one small GEMM per (batch, head) task).
+void gemm_serial(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                 const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
+                 std::int64_t ldc);
+
+}  // namespace shmtrain

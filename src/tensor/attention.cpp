@@ -1,0 +1,107 @@
+#include "shmtrain/tensor/attention.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include <tbb/enumerable_thread_specific.h>
+
+#include "shmtrain/tensor/gemm.hpp"
+#include "shmtrain/tensor/parallel.hpp"
+#include "shmtrain/tensor/softmax.hpp"
+
+namespace shmtrain {
+namespace {
+
+// Per-thread (T, T) scratch matrices, reused across calls.
+using Scratch = tbb::enumerable_thread_specific<std::vector<float>>;
+
+float* scratch_of(Scratch& scratch, std::int64_t floats) {
+  std::vector<float>& s = scratch.local();
+  if (static_cast<std::int64_t>(s.size()) < floats) s.resize(static_cast<std::size_t>(floats));
+  return s.data();
+}
+
+Scratch& forward_scratch() {
+  static Scratch scratch;
+  return scratch;
+}
+
+Scratch& backward_scratch() {
+  static Scratch scratch;
+  return scratch;
+}
+
+// The dropout counter of element (i, j) of the (b, h) probability matrix.
+std::uint64_t dropout_offset(const AttentionShape& s, std::int64_t bh) {
+  return static_cast<std::uint64_t>(bh * s.seq * s.seq);
+}
+
+}  // namespace
+
+void attention_forward(float* out, float* probs, const float* qkv, const float* mask_add,
+                       const AttentionShape& shape, const AttentionDropout& dropout) {
+  const std::int64_t t = shape.seq;
+  const std::int64_t d = shape.head_dim;
+  const std::int64_t h3 = 3 * shape.hidden();
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  parallel_blocks(shape.batch * shape.heads, 1, [&](std::int64_t bh0, std::int64_t bh1) {
+    for (std::int64_t bh = bh0; bh < bh1; ++bh) {
+      const std::int64_t b = bh / shape.heads;
+      const std::int64_t h = bh % shape.heads;
+      const float* q = qkv + b * t * h3 + h * d;  // (T, d), row stride 3H
+      const float* k = q + shape.hidden();
+      const float* v = q + 2 * shape.hidden();
+      float* p = probs + bh * t * t;  // (T, T)
+      gemm_serial(Trans::kNo, Trans::kYes, t, t, d, scale, q, h3, k, h3, 0.0f, p, t);
+      softmax_forward(p, p, mask_add + b * t, t, t);
+      const float* p_used = p;
+      if (dropout.p > 0.0f) {
+        float* p_dropped = scratch_of(forward_scratch(), t * t);
+        dropout_forward(p_dropped, p, t * t, dropout.p, dropout.key, dropout_offset(shape, bh));
+        p_used = p_dropped;
+      }
+      gemm_serial(Trans::kNo, Trans::kNo, t, d, t, 1.0f, p_used, t, v, h3, 0.0f, out + b * t * shape.hidden() + h * d,
+                  shape.hidden());
+    }
+  });
+}
+
+void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* probs,
+                        const AttentionShape& shape, const AttentionDropout& dropout) {
+  const std::int64_t t = shape.seq;
+  const std::int64_t d = shape.head_dim;
+  const std::int64_t hid = shape.hidden();
+  const std::int64_t h3 = 3 * hid;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  parallel_blocks(shape.batch * shape.heads, 1, [&](std::int64_t bh0, std::int64_t bh1) {
+    for (std::int64_t bh = bh0; bh < bh1; ++bh) {
+      const std::int64_t b = bh / shape.heads;
+      const std::int64_t h = bh % shape.heads;
+      const std::int64_t column = b * t * h3 + h * d;
+      const float* q = qkv + column;
+      const float* k = q + hid;
+      const float* v = q + 2 * hid;
+      float* dq = dqkv + column;
+      float* dk = dq + hid;
+      float* dv = dq + 2 * hid;
+      const float* dy = dout + b * t * hid + h * d;  // (T, d), row stride H
+      const float* p = probs + bh * t * t;
+      float* scratch = scratch_of(backward_scratch(), 2 * t * t);
+      float* dp = scratch;  // (T, T)
+      const float* p_used = p;
+      if (dropout.p > 0.0f) {
+        float* p_dropped = scratch + t * t;
+        dropout_forward(p_dropped, p, t * t, dropout.p, dropout.key, dropout_offset(shape, bh));
+        p_used = p_dropped;
+      }
+      gemm_serial(Trans::kNo, Trans::kYes, t, t, d, 1.0f, dy, hid, v, h3, 0.0f, dp, t);          // dP = dY V^T
+      gemm_serial(Trans::kYes, Trans::kNo, t, d, t, 1.0f, p_used, t, dy, hid, 0.0f, dv, h3);     // dV = P^T dY
+      if (dropout.p > 0.0f) dropout_backward(dp, dp, t * t, dropout.p, dropout.key, dropout_offset(shape, bh));
+      softmax_backward(dp, dp, p, t, t);                                                         // dS
+      gemm_serial(Trans::kNo, Trans::kNo, t, d, t, scale, dp, t, k, h3, 0.0f, dq, h3);           // dQ = s dS K
+      gemm_serial(Trans::kYes, Trans::kNo, t, d, t, scale, dp, t, q, h3, 0.0f, dk, h3);          // dK = s dS^T Q
+    }
+  });
+}
+
+}  // namespace shmtrain
