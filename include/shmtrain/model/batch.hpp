@@ -1,0 +1,25 @@
+#pragma once
+// One batch of tokenized examples, row-major (batch, seq), as the data module produces it.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shmtrain/model/bert_config.hpp"
+
+namespace shmtrain {
+
+struct Batch {
+  std::int64_t batch = 0;
+  std::int64_t seq = 0;
+  std::vector<std::int32_t> input_ids;       // (B, T)
+  std::vector<std::int32_t> token_type_ids;  // (B, T)
+  std::vector<std::int32_t> attention_mask;  // (B, T): 1 token, 0 padding
+  std::vector<std::int32_t> labels;          // (B) class ids, classification heads
+  std::vector<float> targets;                // (B) regression targets (num_labels == 1)
+
+  // Throws InputError naming `source` and the first bad value: sizes, ids outside the
+  // vocabulary, token types, sequence longer than the position table, labels out of range.
+  void validate(const BertConfig& config, const std::string& source) const;
+};
+
+}  // namespace shmtrain

@@ -1,0 +1,70 @@
+#pragma once
+// Hugging Face BertForSequenceClassification: embeddings, encoder layers, tanh pooler on
+// [CLS], dropout, classifier; cross-entropy loss, or MSE when num_labels == 1. Parameters and
+// gradients are views into caller-owned arenas laid out by ParamTable; this class owns only
+// the activations of the last forward.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "shmtrain/model/batch.hpp"
+#include "shmtrain/model/bert_config.hpp"
+#include "shmtrain/model/encoder_layer.hpp"
+#include "shmtrain/model/param_table.hpp"
+
+namespace shmtrain {
+
+// What makes a forward pass reproducible: dropout only when training, its masks a function
+// of (seed, rank, step).
+struct StepContext {
+  bool train = false;
+  std::uint64_t seed = 0;
+  std::uint64_t rank = 0;
+  std::uint64_t step = 0;
+};
+
+class BertForSequenceClassification {
+ public:
+  // REQUIRES: params and grads hold table.count() floats laid out by `table`.
+  BertForSequenceClassification(const BertConfig& config, const ParamTable& table, std::span<float> params,
+                                std::span<float> grads);
+
+  // Runs the model; returns the mean loss over the batch (NaN when the batch has no labels).
+  // REQUIRES: batch.validate(config) passed.
+  float forward(const Batch& batch, const StepContext& context);
+
+  // Accumulates d(loss)/d(params) into the gradient arena, scaled by loss_scale (1 / the
+  // number of accumulated micro-batches). REQUIRES: the last forward was a training one with labels.
+  void backward(float loss_scale = 1.0f);
+
+  // (B, num_labels) of the last forward.
+  std::span<const float> logits() const { return logits_; }
+  const BertConfig& config() const { return config_; }
+
+ private:
+  LayerParams layer_params(std::span<float> arena, std::int64_t layer) const;
+  LayerDropout layer_dropout(std::int64_t layer) const;
+  LayerDims dims() const;
+  void resize(std::int64_t batch, std::int64_t seq);
+
+  BertConfig config_;
+  const ParamTable& table_;
+  std::span<float> params_;
+  std::span<float> grads_;
+
+  // The last forward's inputs and activations.
+  const Batch* batch_ = nullptr;
+  StepContext context_;
+  std::int64_t batch_size_ = 0;
+  std::int64_t seq_ = 0;
+  std::vector<float> mask_add_;                       // (B, T)
+  std::vector<float> emb_sum_, emb_out_;              // (B*T, H)
+  std::vector<float> emb_mean_, emb_rstd_;            // (B*T)
+  std::vector<LayerCache> layers_;
+  LayerScratch scratch_;
+  std::vector<float> cls_, pooled_pre_, pooled_, pooled_dropped_, dpooled_;  // (B, H)
+  std::vector<float> logits_, probs_;                 // (B, L)
+  std::vector<float> dhidden_a_, dhidden_b_;          // (B*T, H)
+};
+
+}  // namespace shmtrain

@@ -1,0 +1,52 @@
+#pragma once
+// The one deterministic name -> (offset, shape) table from which the parameter, gradient and
+// optimizer-state arenas are laid out (all three share it). Names are Hugging Face's
+// (BertForSequenceClassification state_dict keys), so checkpoints map one to one.
+//
+// Order: embeddings, then each encoder layer, then pooler and classifier, so the last layers'
+// gradients sit at the end of the arena (the exchange reduces buckets from the end while
+// backward still runs). Inside a layer, query/key/value weights are adjacent, and so are
+// their biases: together they are the (3H, H) weight and (3H) bias of one fused Q/K/V linear.
+// Other entries start on a 64-byte boundary.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shmtrain/model/bert_config.hpp"
+
+namespace shmtrain {
+
+struct ParamEntry {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  std::int64_t offset = 0;  // in floats from the arena's start
+  std::int64_t size = 0;    // product of shape
+  bool decay = true;        // weight decay applies (HF Trainer: not to biases nor LayerNorm)
+};
+
+class ParamTable {
+ public:
+  static ParamTable for_sequence_classification(const BertConfig& config);
+
+  const std::vector<ParamEntry>& entries() const { return entries_; }
+  // nullptr when absent.
+  const ParamEntry* find(std::string_view name) const;
+  // Throws Error naming the parameter when absent.
+  const ParamEntry& at(std::string_view name) const;
+  // Floats up to the end of the last entry.
+  std::int64_t count() const { return count_; }
+  // count() rounded up so that `world_size` workers (1..64) each own an equal, 64-byte-aligned
+  // slice: the length of every arena of a run with that many workers.
+  std::int64_t padded_count(int world_size) const;
+
+ private:
+  void add(std::string name, std::vector<std::int64_t> shape, bool align = true);
+  std::vector<ParamEntry> entries_;
+  std::int64_t count_ = 0;
+};
+
+// The HF Trainer's rule: no weight decay for names ending in "bias" or containing "LayerNorm".
+bool hf_decays(std::string_view name);
+
+}  // namespace shmtrain

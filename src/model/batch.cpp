@@ -1,0 +1,41 @@
+#include "shmtrain/model/batch.hpp"
+
+#include "shmtrain/common/error.hpp"
+
+namespace shmtrain {
+
+void Batch::validate(const BertConfig& c, const std::string& source) const {
+  const auto n = static_cast<std::size_t>(batch * seq);
+  if (batch <= 0 || seq <= 0) fail_input("{}: empty batch ({} x {})", source, batch, seq);
+  if (input_ids.size() != n || token_type_ids.size() != n || attention_mask.size() != n) {
+    fail_input("{}: input_ids, token_type_ids and attention_mask must each hold {} x {} values", source, batch, seq);
+  }
+  if (seq > c.max_position_embeddings) {
+    fail_input("{}: sequence length {} is above max_position_embeddings {}", source, seq, c.max_position_embeddings);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (input_ids[i] < 0 || input_ids[i] >= c.vocab_size) {
+      fail_input("{}: row {}: token id {} is outside the vocabulary (vocab_size {})", source, i / seq, input_ids[i],
+                 c.vocab_size);
+    }
+    if (token_type_ids[i] < 0 || token_type_ids[i] >= c.type_vocab_size) {
+      fail_input("{}: row {}: token type {} is outside [0, {})", source, i / seq, token_type_ids[i], c.type_vocab_size);
+    }
+  }
+  if (c.is_regression()) {
+    if (!targets.empty() && targets.size() != static_cast<std::size_t>(batch)) {
+      fail_input("{}: {} regression targets for {} rows", source, targets.size(), batch);
+    }
+    return;
+  }
+  if (!labels.empty() && labels.size() != static_cast<std::size_t>(batch)) {
+    fail_input("{}: {} labels for {} rows", source, labels.size(), batch);
+  }
+  for (std::size_t b = 0; b < labels.size(); ++b) {
+    if (labels[b] < 0 || labels[b] >= c.num_labels()) {
+      fail_input("{}: row {}: label {} is outside [0, {})", source, b, labels[b], c.num_labels());
+    }
+  }
+}
+
+}  // namespace shmtrain

@@ -1,0 +1,95 @@
+#include "shmtrain/model/encoder_layer.hpp"
+
+#include "shmtrain/tensor/attention.hpp"
+#include "shmtrain/tensor/gelu.hpp"
+#include "shmtrain/tensor/layernorm.hpp"
+#include "shmtrain/tensor/linear.hpp"
+#include "shmtrain/tensor/parallel.hpp"
+
+namespace shmtrain {
+namespace {
+
+void fit(std::vector<float>& v, std::int64_t n) {
+  if (static_cast<std::int64_t>(v.size()) != n) v.resize(static_cast<std::size_t>(n));
+}
+
+// out = dropout(out) + residual, in place.
+void dropout_add(float* out, const float* residual, std::int64_t n, float p, DropoutKey key) {
+  dropout_forward(out, out, n, p, key);
+  parallel_blocks(n, 16384, [&](std::int64_t i0, std::int64_t i1) {
+    for (std::int64_t i = i0; i < i1; ++i) out[i] += residual[i];
+  });
+}
+
+void add_into(float* out, const float* x, std::int64_t n) {
+  parallel_blocks(n, 16384, [&](std::int64_t i0, std::int64_t i1) {
+    for (std::int64_t i = i0; i < i1; ++i) out[i] += x[i];
+  });
+}
+
+}  // namespace
+
+void LayerCache::resize(const LayerDims& d) {
+  const std::int64_t n = d.tokens();
+  for (auto* v : {&ctx, &res1, &ln1_out, &res2, &ln2_out}) fit(*v, n * d.hidden);
+  for (auto* v : {&ln1_mean, &ln1_rstd, &ln2_mean, &ln2_rstd}) fit(*v, n);
+  for (auto* v : {&inter_pre, &inter_act}) fit(*v, n * d.intermediate);
+  fit(qkv, n * 3 * d.hidden);
+  fit(probs, d.batch * d.heads * d.seq * d.seq);
+}
+
+void LayerScratch::resize(const LayerDims& d) {
+  const std::int64_t n = d.tokens();
+  for (auto* v : {&t1, &t2, &t3}) fit(*v, n * d.hidden);
+  fit(inter, n * d.intermediate);
+  fit(qkv, n * 3 * d.hidden);
+}
+
+void encoder_layer_forward(LayerCache& c, const float* x, const float* mask_add, const LayerParams& w,
+                           const LayerDims& d, const LayerDropout& drop) {
+  const std::int64_t n = d.tokens();
+  const std::int64_t h = d.hidden;
+  const AttentionShape shape{d.batch, d.seq, d.heads, h / d.heads};
+  linear_forward(c.qkv.data(), x, w.qkv_w, w.qkv_b, n, h, 3 * h);
+  attention_forward(c.ctx.data(), c.probs.data(), c.qkv.data(), mask_add, shape, {drop.attention_p, drop.attention});
+  linear_forward(c.res1.data(), c.ctx.data(), w.attn_out_w, w.attn_out_b, n, h, h);
+  dropout_add(c.res1.data(), x, n * h, drop.hidden_p, drop.attention_output);
+  layernorm_forward(c.ln1_out.data(), c.ln1_mean.data(), c.ln1_rstd.data(), c.res1.data(), w.ln1_w, w.ln1_b, n, h,
+                    d.layer_norm_eps);
+  linear_forward(c.inter_pre.data(), c.ln1_out.data(), w.inter_w, w.inter_b, n, h, d.intermediate);
+  gelu_forward(c.inter_act.data(), c.inter_pre.data(), n * d.intermediate);
+  linear_forward(c.res2.data(), c.inter_act.data(), w.out_w, w.out_b, n, d.intermediate, h);
+  dropout_add(c.res2.data(), c.ln1_out.data(), n * h, drop.hidden_p, drop.output);
+  layernorm_forward(c.ln2_out.data(), c.ln2_mean.data(), c.ln2_rstd.data(), c.res2.data(), w.ln2_w, w.ln2_b, n, h,
+                    d.layer_norm_eps);
+}
+
+void encoder_layer_backward(float* dx, float* dy, const LayerCache& c, const float* x, const LayerParams& w,
+                            const LayerParams& g, LayerScratch& s, const LayerDims& d, const LayerDropout& drop) {
+  const std::int64_t n = d.tokens();
+  const std::int64_t h = d.hidden;
+  const AttentionShape shape{d.batch, d.seq, d.heads, h / d.heads};
+  float* d_res2 = s.t1.data();
+  layernorm_backward(d_res2, g.ln2_w, g.ln2_b, dy, c.res2.data(), w.ln2_w, c.ln2_mean.data(), c.ln2_rstd.data(), n, h);
+  // res2 = dropout(out_dense) + ln1_out: d_res2 flows to both.
+  float* d_out_dense = s.t2.data();
+  dropout_backward(d_out_dense, d_res2, n * h, drop.hidden_p, drop.output);
+  linear_backward(s.inter.data(), g.out_w, g.out_b, d_out_dense, c.inter_act.data(), w.out_w, n, d.intermediate, h);
+  gelu_backward(s.inter.data(), s.inter.data(), c.inter_pre.data(), n * d.intermediate);
+  float* d_ln1_out = s.t3.data();
+  linear_backward(d_ln1_out, g.inter_w, g.inter_b, s.inter.data(), c.ln1_out.data(), w.inter_w, n, h, d.intermediate);
+  add_into(d_ln1_out, d_res2, n * h);
+  float* d_res1 = s.t1.data();
+  layernorm_backward(d_res1, g.ln1_w, g.ln1_b, d_ln1_out, c.res1.data(), w.ln1_w, c.ln1_mean.data(),
+                     c.ln1_rstd.data(), n, h);
+  // res1 = dropout(attn_out_dense) + x: d_res1 flows to both.
+  float* d_attn_dense = s.t2.data();
+  dropout_backward(d_attn_dense, d_res1, n * h, drop.hidden_p, drop.attention_output);
+  float* d_ctx = s.t3.data();
+  linear_backward(d_ctx, g.attn_out_w, g.attn_out_b, d_attn_dense, c.ctx.data(), w.attn_out_w, n, h, h);
+  attention_backward(s.qkv.data(), d_ctx, c.qkv.data(), c.probs.data(), shape, {drop.attention_p, drop.attention});
+  linear_backward(dx, g.qkv_w, g.qkv_b, s.qkv.data(), x, w.qkv_w, n, h, 3 * h);
+  add_into(dx, d_res1, n * h);
+}
+
+}  // namespace shmtrain

@@ -1,0 +1,35 @@
+#include "shmtrain/model/init.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <random>
+#include <string>
+
+namespace shmtrain {
+
+void init_parameter(const ParamEntry& entry, std::span<float> params, const BertConfig& config,
+                    std::uint64_t seed) {
+  float* p = params.data() + entry.offset;
+  const std::string_view name = entry.name;
+  if (name.find("LayerNorm") != std::string_view::npos) {
+    std::fill_n(p, entry.size, name.ends_with("weight") ? 1.0f : 0.0f);
+    return;
+  }
+  if (name.ends_with("bias")) {
+    std::fill_n(p, entry.size, 0.0f);
+    return;
+  }
+  std::mt19937_64 rng(seed ^ std::hash<std::string_view>{}(name));
+  std::normal_distribution<float> normal(0.0f, static_cast<float>(config.initializer_range));
+  for (std::int64_t i = 0; i < entry.size; ++i) p[i] = normal(rng);
+  if (name == "bert.embeddings.word_embeddings.weight") {
+    std::fill_n(p + config.pad_token_id * config.hidden_size, config.hidden_size, 0.0f);
+  }
+}
+
+void init_all_parameters(const ParamTable& table, std::span<float> params, const BertConfig& config,
+                         std::uint64_t seed) {
+  for (const ParamEntry& e : table.entries()) init_parameter(e, params, config, seed);
+}
+
+}  // namespace shmtrain

@@ -1,0 +1,56 @@
+#include "shmtrain/optim/adamw.hpp"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "support/test_support.hpp"
+
+namespace shmtrain {
+namespace {
+
+BertConfig tiny_config() {
+  BertConfig c;
+  c.vocab_size = 11;
+  c.hidden_size = 4;
+  c.num_hidden_layers = 1;
+  c.num_attention_heads = 2;
+  c.intermediate_size = 8;
+  c.max_position_embeddings = 6;
+  return c;
+}
+
+TEST(AdamW, ThreeStepsMatchTorchFormulasAndSkipDecayForBiasAndLayerNorm) {
+  const ParamTable table = ParamTable::for_sequence_classification(tiny_config());
+  HeapArenaAllocator heap;
+  const AdamWOptions options{0.9f, 0.999f, 1e-8f, 0.1f};
+  AdamW adamw(table, options, heap);
+  std::vector<float> p(static_cast<std::size_t>(table.count())), g(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) p[i] = 0.01f * static_cast<float>(i % 97) - 0.3f;
+  std::vector<double> ep(p.begin(), p.end()), em(p.size(), 0), ev(p.size(), 0);
+  const float lr = 1e-2f;
+  for (int step = 1; step <= 3; ++step) {
+    for (std::size_t i = 0; i < g.size(); ++i) g[i] = std::sin(0.37f * static_cast<float>(i) + static_cast<float>(step));
+    adamw.step(p, g, lr);
+    // torch.optim.AdamW (single-tensor), in double.
+    for (const ParamEntry& e : table.entries()) {
+      for (std::int64_t k = e.offset; k < e.offset + e.size; ++k) {
+        if (e.decay) ep[k] *= 1.0 - lr * 0.1;
+        em[k] = 0.9 * em[k] + 0.1 * g[k];
+        ev[k] = 0.999 * ev[k] + 0.001 * static_cast<double>(g[k]) * g[k];
+        const double denom = std::sqrt(ev[k]) / std::sqrt(1 - std::pow(0.999, step)) + 1e-8;
+        ep[k] -= lr / (1 - std::pow(0.9, step)) * em[k] / denom;
+      }
+    }
+  }
+  EXPECT_EQ(adamw.step_count(), 3);
+  std::vector<float> expected(ep.begin(), ep.end());
+  // Only entries' floats are updated; alignment gaps stay as they were, in both.
+  EXPECT_TRUE(testing::all_close(p, expected, 2e-6, 1e-5));
+  EXPECT_FALSE(table.at("classifier.bias").decay);
+  EXPECT_FALSE(table.at("bert.encoder.layer.0.attention.output.LayerNorm.weight").decay);
+  EXPECT_TRUE(table.at("bert.encoder.layer.0.attention.self.query.weight").decay);
+}
+
+}  // namespace
+}  // namespace shmtrain

@@ -1,0 +1,47 @@
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/optim/clip.hpp"
+#include "shmtrain/optim/schedule.hpp"
+
+namespace shmtrain {
+namespace {
+
+TEST(Schedule, LinearWithWarmupAsHuggingFace) {
+  // total 10, warmup 2: 0, 0.5, then (10 - s) / 8.
+  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kLinear, 0, 10, 2), 0.0);
+  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kLinear, 1, 10, 2), 0.5);
+  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kLinear, 2, 10, 2), 1.0);
+  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kLinear, 6, 10, 2), 0.5);
+  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kLinear, 10, 10, 2), 0.0);
+  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kLinear, 0, 10, 0), 1.0);
+}
+
+TEST(Schedule, ConstantCosineAndNames) {
+  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kConstant, 0, 10, 5), 1.0);
+  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kConstantWithWarmup, 1, 10, 4), 0.25);
+  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kConstantWithWarmup, 7, 10, 4), 1.0);
+  EXPECT_NEAR(lr_multiplier(LrSchedule::kCosine, 6, 10, 2), 0.5, 1e-12);  // half way: cos(pi/2)
+  EXPECT_NEAR(lr_multiplier(LrSchedule::kCosine, 10, 10, 2), 0.0, 1e-12);
+  EXPECT_EQ(parse_lr_schedule("cosine"), LrSchedule::kCosine);
+  EXPECT_THROW(parse_lr_schedule("polynomial"), InputError);
+}
+
+TEST(Clip, ScalesOnlyAboveTheMaxNorm) {
+  std::vector<float> g = {3, 4};  // norm 5
+  EXPECT_DOUBLE_EQ(clip_grad_norm(g, 10.0), 5.0);
+  EXPECT_EQ(g, (std::vector<float>{3, 4}));
+  EXPECT_DOUBLE_EQ(clip_grad_norm(g, 1.0), 5.0);
+  EXPECT_NEAR(g[0], 3.0 / (5.0 + 1e-6), 1e-7);
+  EXPECT_NEAR(g[1], 4.0 / (5.0 + 1e-6), 1e-7);
+}
+
+TEST(Clip, NormOfALargeArenaIsExactForIntegerData) {
+  std::vector<float> g(300001, 2.0f);  // spans several blocks; sum of squares 1200004 exactly
+  EXPECT_DOUBLE_EQ(global_grad_norm(g), std::sqrt(1200004.0));
+}
+
+}  // namespace
+}  // namespace shmtrain
