@@ -1,0 +1,149 @@
+// BERT training-step benchmark: forward, backward and AdamW times of
+// BertForSequenceClassification at the given shapes, the GFLOP/s the step achieves, and the
+// sgemm rate of this machine measured in the same run (the limit the step is compared with).
+//
+//   build/bench/bench_bert_step [--preset base|mini] [--batch 32] [--seq 128] [--threads N] [--steps 3]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "shmtrain/model/bert_classifier.hpp"
+#include "shmtrain/model/init.hpp"
+#include "shmtrain/optim/adamw.hpp"
+#include "shmtrain/optim/clip.hpp"
+#include "shmtrain/tensor/blas_runtime.hpp"
+#include "shmtrain/tensor/gemm.hpp"
+#include "shmtrain/tensor/threads.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Multiply-adds x 2 of one training step: the linears (forward 1x, backward 2x) and the two
+// attention products per layer; element-wise work is not counted.
+double step_flops(const shmtrain::BertConfig& c, std::int64_t b, std::int64_t t) {
+  const double tokens = static_cast<double>(b * t);
+  const double h = static_cast<double>(c.hidden_size), i = static_cast<double>(c.intermediate_size);
+  const double linear = 2.0 * tokens * (4 * h * h + 2 * h * i);
+  const double attention = 2.0 * 2.0 * static_cast<double>(b) * static_cast<double>(t * t) * h;
+  const double per_layer = linear + attention;
+  return 3.0 * per_layer * static_cast<double>(c.num_hidden_layers);
+}
+
+// sgemm rate on the step's dominant shape (tokens x H . H x I), through the same GEMM path.
+double sgemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k) {
+  std::vector<float> a(static_cast<std::size_t>(m * k), 0.5f), b(static_cast<std::size_t>(k * n), 0.25f),
+      c(static_cast<std::size_t>(m * n));
+  std::vector<double> rates;
+  for (int r = 0; r < 5; ++r) {
+    const auto t0 = Clock::now();
+    shmtrain::gemm(shmtrain::Trans::kNo, shmtrain::Trans::kYes, m, n, k, 1.0f, a.data(), k, b.data(), k, 0.0f,
+                   c.data(), n);
+    if (r > 0) rates.push_back(2.0 * m * n * k / seconds_since(t0) / 1e9);
+  }
+  if (c[0] != 0.125f * static_cast<float>(k)) std::fprintf(stderr, "sgemm result wrong: %g\n", c[0]);
+  return median(rates);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  shmtrain::prepare_openblas(argv);
+  std::string preset = "base";
+  std::int64_t batch = 32, seq = 128, steps = 3;
+  int threads = shmtrain::allowed_cpu_count();
+  for (int a = 1; a + 1 < argc; a += 2) {
+    const std::string k = argv[a];
+    const char* v = argv[a + 1];
+    if (k == "--preset") preset = v;
+    else if (k == "--batch") batch = std::atoll(v);
+    else if (k == "--seq") seq = std::atoll(v);
+    else if (k == "--threads") threads = std::atoi(v);
+    else if (k == "--steps") steps = std::atoll(v);
+    else {
+      std::fprintf(stderr, "unknown option %s\n", k.c_str());
+      return 2;
+    }
+  }
+  shmtrain::set_compute_threads(threads);
+  shmtrain::BertConfig config;
+  config.vocab_size = 30522;
+  if (preset == "mini") {
+    config.num_hidden_layers = 4;
+    config.hidden_size = 256;
+    config.num_attention_heads = 4;
+    config.intermediate_size = 1024;
+  } else if (preset != "base") {
+    std::fprintf(stderr, "--preset is base or mini\n");
+    return 2;
+  }
+  const shmtrain::ParamTable table = shmtrain::ParamTable::for_sequence_classification(config);
+  shmtrain::HeapArenaAllocator heap;
+  auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
+  auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
+  shmtrain::init_all_parameters(table, params, config, 1);
+  shmtrain::BertForSequenceClassification model(config, table, params, grads);
+  shmtrain::AdamW adamw(table, {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
+
+  shmtrain::Batch b;
+  b.batch = batch;
+  b.seq = seq;
+  std::mt19937 rng(7);
+  for (std::int64_t i = 0; i < batch * seq; ++i) {
+    b.input_ids.push_back(static_cast<std::int32_t>(1 + rng() % (config.vocab_size - 1)));
+    b.token_type_ids.push_back(i % seq >= seq / 2 ? 1 : 0);
+    b.attention_mask.push_back(1);
+  }
+  for (std::int64_t i = 0; i < batch; ++i) b.labels.push_back(static_cast<std::int32_t>(rng() % 2));
+
+  fmt::print("# bench_bert_step: preset {}, batch {}, seq {}, {} compute threads, {}\n", preset, batch, seq, threads,
+             shmtrain::blas_startup_line());
+  const double sgemm = sgemm_gflops(batch * seq, config.intermediate_size, config.hidden_size);
+  std::vector<double> fwd, bwd, opt, total;
+  float loss = 0;
+  for (std::int64_t s = 0; s <= steps; ++s) {  // step 0 warms up
+    std::fill(grads.begin(), grads.end(), 0.0f);
+    auto t0 = Clock::now();
+    loss = model.forward(b, {true, 1, 0, static_cast<std::uint64_t>(s)});
+    const double tf = seconds_since(t0);
+    t0 = Clock::now();
+    model.backward();
+    const double tb = seconds_since(t0);
+    t0 = Clock::now();
+    shmtrain::clip_grad_norm(grads, 1.0);
+    adamw.step(params, grads, 2e-5f);
+    const double to = seconds_since(t0);
+    if (s == 0) continue;
+    fwd.push_back(tf);
+    bwd.push_back(tb);
+    opt.push_back(to);
+    total.push_back(tf + tb + to);
+  }
+  const double step_s = median(total);
+  const double gflops = step_flops(config, batch, seq) / step_s / 1e9;
+  fmt::print("{:<28}{:>10}\n", "phase", "median s");
+  fmt::print("{:<28}{:>10.3f}\n{:<28}{:>10.3f}\n{:<28}{:>10.3f}\n{:<28}{:>10.3f}\n", "forward", median(fwd), "backward",
+             median(bwd), "optimizer (clip + AdamW)", median(opt), "step", step_s);
+  fmt::print("samples/s: {:.2f}   loss {:.4f}\n", static_cast<double>(batch) / step_s, loss);
+  fmt::print("step GFLOP/s: {:.1f}   sgemm GFLOP/s ({}x{}x{}, same run): {:.1f}   ratio: {:.2f}\n", gflops,
+             batch * seq, config.intermediate_size, config.hidden_size, sgemm, gflops / sgemm);
+  fmt::print("RESULT {{\"preset\":\"{}\",\"threads\":{},\"batch\":{},\"seq\":{},\"samples_per_s\":{:.3f},"
+             "\"forward_s\":{:.3f},\"backward_s\":{:.3f},\"optimizer_s\":{:.3f},\"step_gflops\":{:.1f},"
+             "\"sgemm_gflops\":{:.1f},\"ratio\":{:.3f}}}\n",
+             preset, threads, batch, seq, static_cast<double>(batch) / step_s, median(fwd), median(bwd), median(opt),
+             gflops, sgemm, gflops / sgemm);
+  return std::isfinite(loss) ? 0 : 1;
+}
