@@ -80,4 +80,25 @@ class SafetensorsReader {
   std::map<std::string, std::string> metadata_;
 };
 
+// One tensor to write: float32 values, stored as `dtype` (F32, or BF16 rounded to nearest even).
+struct TensorToWrite {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  std::span<const float> values;  // numel(shape) values, row-major
+  Dtype dtype = Dtype::kF32;
+};
+
+// The metadata torch checkpoints carry; transformers checks it when loading.
+inline const std::map<std::string, std::string> kPytorchMetadata = {{"format", "pt"}};
+
+// Writes `tensors` to `path` atomically (io/atomic_file.hpp). Like the Python library, the data
+// is ordered by dtype size (largest first, so every tensor stays aligned) and then by name,
+// the header lists tensors in that order followed by "__metadata__" (omitted when empty),
+// and it is padded with spaces to a multiple of 8 bytes.
+// REQUIRES: names unique, non-empty and not "__metadata__"; shape entries >= 0;
+// values.size() == numel(shape); dtype F32 or BF16. Violations throw Error naming the tensor,
+// before anything is created. I/O failures throw SystemError and leave no file behind.
+void write_safetensors(const std::filesystem::path& path, std::span<const TensorToWrite> tensors,
+                       const std::map<std::string, std::string>& metadata = kPytorchMetadata);
+
 }  // namespace shmtrain::io
