@@ -155,6 +155,24 @@ TEST(SafetensorsReader, MissingFileAndFolderAreInputErrors) {
   EXPECT_THROW(SafetensorsReader reader(dir.path()), InputError);
 }
 
+// A length within the file but above the format's 100 MB header limit: a corrupt length
+// field must not make the reader parse (or page in) hundreds of megabytes. The file is
+// sparse, so the test costs no disk space.
+TEST(SafetensorsReader, HeaderLengthAboveTheLimitIsRejected) {
+  shmtrain::testing::TempDir dir;
+  const auto path = dir / "big.safetensors";
+  shmtrain::testing::write_file(path, safetensors_bytes("{", "", 150'000'000));
+  std::filesystem::resize_file(path, 200'000'000);
+  try {
+    const SafetensorsReader reader(path);
+    FAIL() << "accepted a 150 MB header";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("header length 150000000 exceeds the format's limit of 100000000 bytes"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // Files that are valid but hold what load() cannot or should not give out.
 TEST(SafetensorsReader, LoadChecksNameDtypeAndSize) {
   shmtrain::testing::TempDir dir;
