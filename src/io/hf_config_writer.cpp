@@ -1,0 +1,63 @@
+#include "shmtrain/io/hf_config.hpp"
+
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/io/atomic_file.hpp"
+
+namespace shmtrain::io {
+
+std::string hf_config_to_json(const BertConfig& config, std::string_view transformers_version) {
+  using Json = nlohmann::ordered_json;
+  // transformers writes json.dumps(..., indent=2, sort_keys=True): the std::map sorts the
+  // top-level keys; id2label keeps numeric id order, as Python sorts its integer keys.
+  std::map<std::string, Json> fields;
+  fields["architectures"] = config.architectures;
+  fields["model_type"] = config.model_type;
+  fields["attention_probs_dropout_prob"] = config.attention_probs_dropout_prob;
+  fields["classifier_dropout"] = nullptr;  // shmtrain's head uses hidden_dropout_prob
+  fields["hidden_act"] = config.hidden_act;
+  fields["hidden_dropout_prob"] = config.hidden_dropout_prob;
+  fields["hidden_size"] = config.hidden_size;
+  fields["initializer_range"] = config.initializer_range;
+  fields["intermediate_size"] = config.intermediate_size;
+  fields["layer_norm_eps"] = config.layer_norm_eps;
+  fields["max_position_embeddings"] = config.max_position_embeddings;
+  fields["num_attention_heads"] = config.num_attention_heads;
+  fields["num_hidden_layers"] = config.num_hidden_layers;
+  fields["pad_token_id"] = config.pad_token_id;
+  fields["position_embedding_type"] = config.position_embedding_type;
+  fields["torch_dtype"] = "float32";  // shmtrain's checkpoints are F32
+  fields["type_vocab_size"] = config.type_vocab_size;
+  fields["use_cache"] = true;  // BertConfig's default; decoder-only, irrelevant to training
+  fields["vocab_size"] = config.vocab_size;
+  if (!config.problem_type.empty()) fields["problem_type"] = config.problem_type;
+  if (!transformers_version.empty()) fields["transformers_version"] = std::string(transformers_version);
+
+  Json id2label = Json::object();
+  std::map<std::string, std::int64_t> label2id;
+  for (std::size_t id = 0; id < config.id2label.size(); ++id) {
+    id2label[std::to_string(id)] = config.id2label[id];
+    if (!label2id.emplace(config.id2label[id], static_cast<std::int64_t>(id)).second) {
+      throw Error(fmt::format("config.json: label '{}' appears twice in id2label; label2id cannot invert it",
+                              config.id2label[id]));
+    }
+  }
+  fields["id2label"] = std::move(id2label);
+  fields["label2id"] = label2id;
+
+  Json root = Json::object();
+  for (auto& [key, value] : fields) root[key] = std::move(value);
+  return root.dump(2, ' ', /*ensure_ascii=*/true) + "\n";
+}
+
+void write_hf_config(const std::filesystem::path& path, const BertConfig& config,
+                     std::string_view transformers_version) {
+  config.validate(path.string());
+  write_file_atomically(path, hf_config_to_json(config, transformers_version));
+}
+
+}  // namespace shmtrain::io
