@@ -1,0 +1,74 @@
+#include "shmtrain/io/model_weights.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/io/safetensors.hpp"
+#include "shmtrain/model/init.hpp"
+
+namespace shmtrain::io {
+namespace {
+
+// The names a checkpoint may use for the table's `name`, in order of preference.
+std::vector<std::string> candidate_names(const std::string& name) {
+  std::vector<std::string> names = {name};
+  if (name.starts_with("bert.")) names.push_back(name.substr(5));
+  const std::size_t n = names.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string s = names[i];  // a copy: push_back below may reallocate
+    if (s.find("LayerNorm") == std::string::npos) continue;
+    if (s.ends_with(".weight")) names.push_back(s.substr(0, s.size() - 7) + ".gamma");
+    if (s.ends_with(".bias")) names.push_back(s.substr(0, s.size() - 5) + ".beta");
+  }
+  return names;
+}
+
+bool is_head(const std::string& name) { return name.starts_with("classifier."); }
+
+}  // namespace
+
+WeightsLoadReport load_model_weights(const std::filesystem::path& path, const ParamTable& table,
+                                     std::span<float> params, const BertConfig& config, std::uint64_t init_seed) {
+  const SafetensorsReader reader(path);
+  WeightsLoadReport report;
+  std::set<std::string> used;
+  for (const ParamEntry& entry : table.entries()) {
+    const TensorInfo* info = nullptr;
+    for (const std::string& candidate : candidate_names(entry.name)) {
+      info = reader.find(candidate);
+      if (info != nullptr) break;
+    }
+    if (info == nullptr) {
+      if (!is_head(entry.name)) {
+        fail_input("{}: tensor '{}' is missing; is this a BERT checkpoint of the same architecture as config.json?",
+                   path.string(), entry.name);
+      }
+      init_parameter(entry, params, config, init_seed);
+      report.initialized.push_back(entry.name);
+      continue;
+    }
+    if (info->shape != entry.shape) {
+      fail_input("{}: tensor '{}' has shape {} but config.json implies {}", path.string(), info->name,
+                 format_shape(info->shape), format_shape(entry.shape));
+    }
+    reader.load(info->name, params.subspan(static_cast<std::size_t>(entry.offset), static_cast<std::size_t>(entry.size)));
+    used.insert(info->name);
+  }
+  for (const TensorInfo& t : reader.tensors()) {
+    if (!used.contains(t.name)) report.unused.push_back(t.name);
+  }
+  return report;
+}
+
+void save_model_weights(const std::filesystem::path& path, const ParamTable& table, std::span<const float> params) {
+  std::vector<TensorToWrite> tensors;
+  tensors.reserve(table.entries().size());
+  for (const ParamEntry& e : table.entries()) {
+    tensors.push_back({e.name, e.shape, params.subspan(static_cast<std::size_t>(e.offset), static_cast<std::size_t>(e.size))});
+  }
+  write_safetensors(path, tensors);
+}
+
+}  // namespace shmtrain::io
