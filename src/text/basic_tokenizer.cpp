@@ -1,5 +1,6 @@
 #include "shmtrain/text/basic_tokenizer.hpp"
 
+#include <array>
 #include <cstddef>
 
 #include "shmtrain/common/error.hpp"
@@ -13,6 +14,26 @@ namespace {
 // CJK spacing have grown the text (at most 4x per code point plus the separators).
 constexpr std::size_t kMaxTextBytes = std::size_t{1} << 28;
 
+// ASCII is most of the text in practice; its classes come from one table instead of the
+// Unicode lookups (same answers as unicode_rules.hpp for every byte below 0x80).
+enum class Ascii : std::uint8_t { kWord, kSpace, kControl, kControlSpace, kPunctuation };
+
+constexpr Ascii ascii_class(unsigned c) {
+  if (c == '\t' || c == '\n' || c == '\r' || c == ' ') return Ascii::kSpace;
+  if (c == '\v' || c == '\f') return Ascii::kControlSpace;  // Cc, and White_Space
+  if (c < 0x20 || c == 0x7F) return Ascii::kControl;
+  if ((c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126)) {
+    return Ascii::kPunctuation;
+  }
+  return Ascii::kWord;
+}
+
+constexpr std::array<Ascii, 128> kAsciiClasses = [] {
+  std::array<Ascii, 128> table{};
+  for (unsigned c = 0; c < 128; ++c) table[c] = ascii_class(c);
+  return table;
+}();
+
 // Builds the current word at the end of a WordList.
 class WordBuilder {
  public:
@@ -24,7 +45,11 @@ class WordBuilder {
       chars_ = 0;
       open_ = true;
     }
-    append_utf8(out_.bytes, cp);
+    if (cp < 0x80) {
+      out_.bytes.push_back(static_cast<char>(cp));
+    } else {
+      append_utf8(out_.bytes, cp);
+    }
     ++chars_;
   }
 
@@ -73,6 +98,10 @@ class Splitter {
 
  private:
   void character(char32_t cp) {
+    if (cp < 0x80) {
+      ascii(cp);
+      return;
+    }
     if (options_.clean_text && (cp == 0 || cp == 0xFFFD || is_bert_control(cp))) return;
     if (is_bert_whitespace(cp)) {
       end_word();
@@ -83,6 +112,29 @@ class Splitter {
     } else {
       normalize(cp);
     }
+  }
+
+  void ascii(char32_t cp) {
+    switch (kAsciiClasses[cp]) {
+      case Ascii::kControl:
+        if (options_.clean_text) return;
+        break;
+      case Ascii::kControlSpace:
+        if (options_.clean_text) return;
+        end_word();
+        return;
+      case Ascii::kSpace:
+        end_word();
+        return;
+      case Ascii::kPunctuation:
+        flush_marks();
+        word_.single(cp);
+        return;
+      case Ascii::kWord:
+        break;
+    }
+    flush_marks();
+    word_.append(options_.lowercase && cp >= U'A' && cp <= U'Z' ? cp + 32 : cp);
   }
 
   // Lower-casing, then NFD and accent stripping, of one input character.

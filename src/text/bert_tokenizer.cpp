@@ -8,6 +8,19 @@
 namespace shmtrain::text {
 namespace {
 
+// Buffers reused across calls on the same thread, so that encoding a dataset allocates only
+// while they grow to the longest example.
+struct Scratch {
+  WordList words;
+  std::vector<std::int32_t> ids_a;
+  std::vector<std::int32_t> ids_b;
+};
+
+Scratch& thread_scratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
 std::int32_t required_id(const TokenizerSpec& spec, const std::string& token) {
   if (!spec.vocab) fail_input("{}: no vocabulary loaded", spec.source);
   const std::int32_t id = spec.vocab->find(token);
@@ -65,7 +78,7 @@ BertTokenizer BertTokenizer::from_path(const std::filesystem::path& path, std::o
 void BertTokenizer::tokenize(std::string_view text, std::vector<std::int32_t>& ids, std::string_view what) const {
   // Validated here, on the whole text, so the error gives the offset the user can find.
   check_utf8(text, what);
-  WordList words;
+  WordList& words = thread_scratch().words;
   auto tokenize_segment = [&](std::string_view segment) {
     words.clear();
     basic_.split(segment, words);
@@ -93,8 +106,10 @@ void BertTokenizer::encode(std::string_view text_a, std::optional<std::string_vi
     fail_input("padding to max_seq_length needs a max_seq_length");
   }
 
-  std::vector<std::int32_t> ids_a;
-  std::vector<std::int32_t> ids_b;
+  std::vector<std::int32_t>& ids_a = thread_scratch().ids_a;
+  std::vector<std::int32_t>& ids_b = thread_scratch().ids_b;
+  ids_a.clear();
+  ids_b.clear();
   tokenize(text_a, ids_a, "text_a");
   if (text_b) tokenize(*text_b, ids_b, "text_b");
 

@@ -4,7 +4,7 @@
 //   text -> special tokens cut out of the raw text (added_tokens.hpp) -> basic tokenization
 //   (basic_tokenizer.hpp) -> WordPiece (wordpiece.hpp) -> ids;
 //   a pair becomes [CLS] a [SEP] b [SEP], token_type_ids 0 for [CLS] a [SEP] and 1 for b [SEP].
-// Thread-safe: encode() is const and keeps its scratch space on the stack of the call.
+// Thread-safe: encode() is const; its scratch buffers are per thread (thread_local).
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
