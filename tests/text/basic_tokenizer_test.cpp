@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/text/unicode_rules.hpp"
 
 namespace shmtrain::text {
 namespace {
@@ -102,6 +103,37 @@ TEST(TextBasicTokenizer, UnicodeSpacesSeparateWords) {
   EXPECT_EQ(split(uncased(), "a\u3000b\u00a0c\u2028d\u2003e"), (Words{"a", "b", "c", "d", "e"}));
   EXPECT_EQ(split(uncased(), "  \t\u3000 "), Words{});
   EXPECT_EQ(split(uncased(), ""), Words{});
+}
+
+TEST(TextBasicTokenizer, AsciiFastPathAgreesWithTheUnicodeRules) {
+  // ASCII goes through a lookup table; it must classify every byte as unicode_rules.hpp does.
+  for (const bool clean_text : {true, false}) {
+    NormalizerOptions options = uncased();
+    options.clean_text = clean_text;
+    for (int c = 0; c < 128; ++c) {
+      const auto cp = static_cast<char32_t>(c);
+      const std::string middle(1, static_cast<char>(c));
+      std::string text = "a";  // built with += : GCC 12's -Wrestrict misfires on "a" + s + "b"
+      text += middle;
+      text += 'b';
+      Words expected;
+      if (clean_text && is_bert_control(cp)) {
+        expected = {"ab"};
+      } else if (is_bert_whitespace(cp)) {
+        expected = {"a", "b"};
+      } else if (is_bert_punctuation(cp)) {
+        expected = {"a", middle, "b"};
+      } else {
+        char32_t lowered[2];
+        ASSERT_EQ(to_lower_full(cp, lowered), 1);
+        std::string word = "a";
+        word += static_cast<char>(lowered[0]);
+        word += 'b';
+        expected = {word};
+      }
+      EXPECT_EQ(split(options, text), expected) << "byte " << c << " clean_text " << clean_text;
+    }
+  }
 }
 
 TEST(TextBasicTokenizer, WordListCountsCharactersAndAppends) {
