@@ -21,6 +21,7 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", "shmtrain 0.1.0");
   const std::vector<Command> commands = {
       add_info_command(app),
+      add_tokenize_command(app),
   };
 
   try {

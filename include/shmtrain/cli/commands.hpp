@@ -15,5 +15,6 @@ struct Command {
 };
 
 Command add_info_command(CLI::App& app);
+Command add_tokenize_command(CLI::App& app);
 
 }  // namespace shmtrain::cli

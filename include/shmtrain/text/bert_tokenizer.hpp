@@ -1,0 +1,95 @@
+#pragma once
+// BERT's tokenizer end to end, as Hugging Face's BertTokenizerFast with
+// add_special_tokens=True, truncation="longest_first", padding="max_length" (run_glue.py):
+//   text -> special tokens cut out of the raw text (added_tokens.hpp) -> basic tokenization
+//   (basic_tokenizer.hpp) -> WordPiece (wordpiece.hpp) -> ids;
+//   a pair becomes [CLS] a [SEP] b [SEP], token_type_ids 0 for [CLS] a [SEP] and 1 for b [SEP].
+// Thread-safe: encode() is const; its scratch buffers are per thread (thread_local).
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "shmtrain/text/added_tokens.hpp"
+#include "shmtrain/text/basic_tokenizer.hpp"
+#include "shmtrain/text/tokenizer_files.hpp"
+#include "shmtrain/text/vocab.hpp"
+#include "shmtrain/text/wordpiece.hpp"
+
+namespace shmtrain::text {
+
+// One encoded example; all three arrays have the same length.
+struct Encoding {
+  std::vector<std::int32_t> input_ids;
+  std::vector<std::int32_t> token_type_ids;
+  std::vector<std::int32_t> attention_mask;  // 1 for tokens, 0 for padding
+
+  std::size_t size() const { return input_ids.size(); }
+};
+
+struct EncodeOptions {
+  std::size_t max_seq_length = 0;  // 0: no truncation
+  bool pad_to_max_length = false;  // REQUIRES max_seq_length > 0
+};
+
+// How many tokens of a pair survive truncation to `budget` (= max_seq_length - 3): HF
+// tokenizers' LongestFirst (utils/truncation.rs). With s the shorter and l the longer length:
+// when s + l <= budget nothing goes; when only the longer must give, it keeps budget - s;
+// when both must, the shorter keeps budget / 2 and the longer budget / 2 + budget % 2 —
+// on a tie the second sequence counts as the longer one and keeps the odd token.
+// (The slow BertTokenizer drops one token at a time from the longer sequence, from b on a
+// tie, which ends with a keeping the odd token instead: for lengths (5, 5) and budget 7 it
+// gives (4, 3) where the fast tokenizer, and we, give (3, 4).)
+std::pair<std::size_t, std::size_t> longest_first_lengths(std::size_t length_a, std::size_t length_b,
+                                                          std::size_t budget);
+
+class BertTokenizer {
+ public:
+  // Throws InputError naming spec.source when [CLS], [SEP], [PAD] or [UNK] is not in the
+  // vocabulary. A special token missing from the vocabulary but written in a text (such as
+  // [MASK] in a vocabulary without it) is kept whole and gets [UNK]'s id, as in HF.
+  explicit BertTokenizer(TokenizerSpec spec);
+
+  // load_tokenizer_spec(path) with the user's --do_lower_case applied.
+  static BertTokenizer from_path(const std::filesystem::path& path, std::optional<bool> do_lower_case = {});
+
+  // Appends the ids of `text` (no [CLS]/[SEP] added). Throws InputError for invalid UTF-8,
+  // "<what>: invalid UTF-8 at byte N ...".
+  void tokenize(std::string_view text, std::vector<std::int32_t>& ids, std::string_view what = "text") const;
+
+  // Encodes text_a, or the pair (text_a, text_b), into `out` (its buffers are reused).
+  // Throws InputError for invalid UTF-8 (naming text_a or text_b and the byte offset), for
+  // max_seq_length below the special tokens' count (2, or 3 for a pair), and for
+  // pad_to_max_length without max_seq_length.
+  void encode(std::string_view text_a, std::optional<std::string_view> text_b, const EncodeOptions& options,
+              Encoding& out) const;
+  Encoding encode(std::string_view text_a, std::optional<std::string_view> text_b = {},
+                  const EncodeOptions& options = {}) const;
+
+  // The vocabulary strings of `ids`, for display.
+  std::vector<std::string> tokens(const std::vector<std::int32_t>& ids) const;
+
+  const Vocab& vocab() const { return *spec_.vocab; }
+  const TokenizerSpec& spec() const { return spec_; }
+  std::int32_t cls_id() const { return cls_id_; }
+  std::int32_t sep_id() const { return sep_id_; }
+  std::int32_t pad_id() const { return pad_id_; }
+  std::int32_t unk_id() const { return unk_id_; }
+
+ private:
+  TokenizerSpec spec_;
+  std::int32_t cls_id_;
+  std::int32_t sep_id_;
+  std::int32_t pad_id_;
+  std::int32_t unk_id_;
+  BasicTokenizer basic_;
+  WordPiece wordpiece_;
+  AddedTokenMatcher added_;
+};
+
+}  // namespace shmtrain::text

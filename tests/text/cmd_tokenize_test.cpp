@@ -1,0 +1,95 @@
+// `shmtrain tokenize` through the real binary: JSON on stdout, one-line errors on stderr.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.hpp"
+#include "text/vocab_fixture.hpp"
+
+namespace shmtrain::text {
+namespace {
+
+using shmtrain::testing::read_file;
+using shmtrain::testing::TempDir;
+using shmtrain::testing::write_file;
+
+struct CommandResult {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+// Runs `shmtrain tokenize <arguments>`; arguments are passed to the shell as written.
+CommandResult run_tokenize(const TempDir& dir, const std::string& arguments) {
+  const std::string command = shmtrain::testing::shmtrain_binary().string() + " tokenize " + arguments + " >" +
+                              (dir / "out.txt").string() + " 2>" + (dir / "err.txt").string();
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir / "out.txt"), read_file(dir / "err.txt")};
+}
+
+TEST(TextTokenizeCommand, PrintsOneJsonObjectForAPair) {
+  TempDir dir;
+  shmtrain::testing::write_vocab_folder(dir, shmtrain::testing::uncased_vocab());
+  const CommandResult run = run_tokenize(
+      dir, "--vocab " + dir.path().string() +
+               " --text_a 'The café, [MASK]!' --text_b '每个 cats' --max_seq_length 12 --pad_to_max_length true");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json json = nlohmann::json::parse(run.out);
+  EXPECT_EQ(json["tokens"].get<std::vector<std::string>>(),
+            (std::vector<std::string>{"[CLS]", "the", "cafe", ",", "[MASK]", "!", "[SEP]", "每", "个", "cat", "##s",
+                                      "[SEP]"}));
+  EXPECT_EQ(json["token_type_ids"].get<std::vector<int>>(), (std::vector<int>{0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(json["attention_mask"].get<std::vector<int>>(), std::vector<int>(12, 1));
+  const auto& vocab = shmtrain::testing::uncased_vocab();
+  const auto ids = json["input_ids"].get<std::vector<std::size_t>>();
+  ASSERT_EQ(ids.size(), 12u);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    ASSERT_LT(ids[i], vocab.size());
+    EXPECT_EQ(vocab[ids[i]], json["tokens"][i].get<std::string>()) << "position " << i;
+  }
+  // The casing decision is reported on stderr.
+  EXPECT_NE(run.err.find("do_lower_case true (vocab.txt holds no upper-case tokens"), std::string::npos) << run.err;
+}
+
+TEST(TextTokenizeCommand, DoLowerCaseFlagOverridesTheVocabulary) {
+  TempDir dir;
+  shmtrain::testing::write_vocab_folder(dir, shmtrain::testing::cased_vocab());
+  const CommandResult cased = run_tokenize(dir, "--vocab " + (dir / "vocab.txt").string() + " --text_a 'The Café'");
+  ASSERT_EQ(cased.exit_code, 0) << cased.err;
+  EXPECT_EQ(nlohmann::json::parse(cased.out)["tokens"].get<std::vector<std::string>>(),
+            (std::vector<std::string>{"[CLS]", "The", "Café", "[SEP]"}));
+  const CommandResult lowered =
+      run_tokenize(dir, "--vocab " + (dir / "vocab.txt").string() + " --do_lower_case true --text_a 'The Café'");
+  ASSERT_EQ(lowered.exit_code, 0) << lowered.err;
+  EXPECT_EQ(nlohmann::json::parse(lowered.out)["tokens"].get<std::vector<std::string>>(),
+            (std::vector<std::string>{"[CLS]", "the", "cafe", "[SEP]"}));
+}
+
+TEST(TextTokenizeCommand, BadInputIsOneLineAndNonZeroExit) {
+  TempDir dir;
+  std::vector<std::string> no_unk = shmtrain::testing::uncased_vocab();
+  std::erase(no_unk, "[UNK]");
+  shmtrain::testing::write_vocab_folder(dir, no_unk);
+  const CommandResult missing_unk = run_tokenize(dir, "--vocab " + dir.path().string() + " --text_a hello");
+  EXPECT_EQ(missing_unk.exit_code, 1);
+  EXPECT_TRUE(missing_unk.out.empty());
+  EXPECT_EQ(missing_unk.err, "shmtrain: error: " + (dir / "vocab.txt").string() +
+                                 ": the vocabulary has no [UNK] token; a BERT vocabulary needs [CLS], [SEP], [PAD] "
+                                 "and [UNK]: is this a BERT vocab.txt / tokenizer.json?\n");
+
+  TempDir good;
+  shmtrain::testing::write_vocab_folder(good, shmtrain::testing::uncased_vocab());
+  const CommandResult latin1 = run_tokenize(good, "--vocab " + good.path().string() + " --text_a \"$(printf 'caf\\351')\"");
+  EXPECT_EQ(latin1.exit_code, 1);
+  EXPECT_EQ(latin1.err,
+            "shmtrain: error: text_a: invalid UTF-8 at byte 3 (0xE9): re-encode the input as UTF-8 (e.g. `iconv -f "
+            "latin1 -t utf-8`)\n");
+}
+
+}  // namespace
+}  // namespace shmtrain::text
