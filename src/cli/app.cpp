@@ -21,6 +21,8 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", "shmtrain 0.1.0");
   const std::vector<Command> commands = {
       add_info_command(app),
+      add_topo_command(app),
+      add_bench_command(app),
   };
 
   try {

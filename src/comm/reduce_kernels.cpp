@@ -1,8 +1,13 @@
 #include "shmtrain/comm/reduce_kernels.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -39,8 +44,27 @@ void max_chunk(float* __restrict acc, const float* const* src, int sources, std:
   }
 }
 
+// Results larger than this (bytes stored per call, all destinations) go around the cache with
+// non-temporal stores: they would evict the sources before anyone reads them, and a regular
+// store first reads the line it overwrites (one extra memory pass per destination).
+constexpr std::size_t kStreamBytes = std::size_t{32} << 20;
+
+void store(float* dst, const float* acc, std::size_t n, bool stream) {
+#if defined(__AVX512F__)
+  if (stream && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_stream_ps(dst + i, _mm512_load_ps(acc + i));
+    for (; i < n; ++i) dst[i] = acc[i];
+    return;
+  }
+#else
+  (void)stream;
+#endif
+  std::memcpy(dst, acc, n * sizeof(float));
+}
+
 void reduce_serial(float* const* dst, int destinations, const float* const* src, int sources, std::size_t begin,
-                   std::size_t end, ReduceOp op) {
+                   std::size_t end, ReduceOp op, bool stream) {
   alignas(64) float acc[kChunk];
   const float* shifted[64];
   const float* const* sources_at = src;
@@ -64,8 +88,13 @@ void reduce_serial(float* const* dst, int destinations, const float* const* src,
         for (std::size_t i = 0; i < n; ++i) acc[i] /= divisor;
       }
     }
-    for (int d = 0; d < destinations; ++d) std::memcpy(dst[d] + offset, acc, n * sizeof(float));
+    for (int d = 0; d < destinations; ++d) store(dst[d] + offset, acc, n, stream);
   }
+#if defined(__AVX512F__)
+  // Streaming stores are weakly ordered: they must be visible before the caller's next step
+  // publishes them with a release store, and a release store does not wait for them.
+  if (stream) _mm_sfence();
+#endif
 }
 
 template <typename Body>
@@ -90,8 +119,9 @@ void split(std::size_t count, int threads, Body body) {
 void reduce_into(float* const* dst, int destinations, const float* const* src, int sources, std::size_t count,
                  ReduceOp op, int threads) {
   if (count == 0 || sources < 1) return;
+  const bool stream = count * sizeof(float) * static_cast<std::size_t>(destinations) >= kStreamBytes;
   split(count, threads, [&](std::size_t begin, std::size_t end) {
-    reduce_serial(dst, destinations, src, sources, begin, end, op);
+    reduce_serial(dst, destinations, src, sources, begin, end, op, stream);
   });
 }
 
