@@ -27,9 +27,12 @@ Bitmap make_bitmap() {
   return bitmap;
 }
 
-int logical_index_of_ancestor(hwloc_topology_t topology, hwloc_obj_t obj, hwloc_obj_type_t type) {
-  hwloc_obj_t ancestor = hwloc_get_ancestor_obj_by_type(topology, type, obj);
-  return ancestor != nullptr ? static_cast<int>(ancestor->logical_index) : 0;
+// The package's OS index is the socket number the machine reports, and survives restriction
+// (logical indices are renumbered when a cpuset removes a package).
+int package_of(hwloc_topology_t topology, hwloc_obj_t obj) {
+  hwloc_obj_t package = hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_PACKAGE, obj);
+  if (package == nullptr) return 0;
+  return static_cast<int>(package->os_index != HWLOC_UNKNOWN_INDEX ? package->os_index : package->logical_index);
 }
 
 // NUMA nodes hang off the tree as memory children in hwloc 2, so a core's node is the one
@@ -63,7 +66,7 @@ std::vector<Core> read_cores(hwloc_topology_t topology) {
     Core core;
     core.pus = pus_inside(topology, obj->cpuset);
     if (core.pus.empty()) continue;
-    core.package = logical_index_of_ancestor(topology, obj, HWLOC_OBJ_PACKAGE);
+    core.package = package_of(topology, obj);
     core.numa_node = numa_node_of(topology, obj->cpuset);
     cores.push_back(std::move(core));
   }
@@ -103,6 +106,11 @@ Topology Topology::load(const TopologySource& source) {
   if (hwloc_topology_init(&result.handle_) != 0) throw_errno("hwloc_topology_init");
 
   if (source.topology.empty()) {
+    // hwloc drops what cgroups forbid; this flag also drops what the affinity mask (taskset,
+    // a parent's binding) forbids.
+    if (hwloc_topology_set_flags(result.handle_, HWLOC_TOPOLOGY_FLAG_RESTRICT_TO_CPUBINDING) != 0) {
+      throw_errno("hwloc_topology_set_flags");
+    }
     result.description_ = "this machine";
   } else if (std::filesystem::is_regular_file(source.topology)) {
     if (hwloc_topology_set_xml(result.handle_, source.topology.c_str()) != 0) {

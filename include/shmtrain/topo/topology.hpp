@@ -25,7 +25,7 @@ struct TopologySource {
 };
 
 struct Core {
-  int package = 0;        // logical index of its package (socket)
+  int package = 0;        // OS index of its package (socket)
   int numa_node = 0;      // OS index of the NUMA node holding its cpus
   std::vector<int> pus;   // OS indices of its allowed hardware threads, first one first
 };
