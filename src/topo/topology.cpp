@@ -108,7 +108,8 @@ Topology Topology::load(const TopologySource& source) {
   if (source.topology.empty()) {
     // hwloc drops what cgroups forbid; this flag also drops what the affinity mask (taskset,
     // a parent's binding) forbids.
-    if (hwloc_topology_set_flags(result.handle_, HWLOC_TOPOLOGY_FLAG_RESTRICT_TO_CPUBINDING) != 0) {
+    if (hwloc_topology_set_flags(result.handle_, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM |
+                                                                HWLOC_TOPOLOGY_FLAG_RESTRICT_TO_CPUBINDING) != 0) {
       throw_errno("hwloc_topology_set_flags");
     }
     result.description_ = "this machine";
