@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -15,6 +16,10 @@
 
 #include "supervisor.hpp"
 #include "worker_process.hpp"
+
+// OpenBLAS's worker pool is fork-safe: OpenBLAS shuts it down in a pthread_atfork handler and
+// restarts it on demand. Its threads are the only ones allowed to exist before fork().
+extern "C" int openblas_get_num_threads(void);
 
 namespace shmtrain::launch {
 namespace {
@@ -97,10 +102,11 @@ std::string describe_wait_status(int status) {
 void launch_workers(const topo::Topology& topology, const topo::PlacementPlan& plan, const LaunchOptions& options,
                     const WorkerFunction& worker) {
   if (plan.workers.empty()) throw InputError("the placement plan holds no worker");
-  if (const int threads = threads_in_this_process(); threads > 1) {
-    throw Error(fmt::format("launch_workers: {} threads run in this process; workers must be forked before any "
-                            "thread starts (oneTBB, OpenBLAS, std::thread)",
-                            threads));
+  const int blas_pool = std::max(0, openblas_get_num_threads() - 1);
+  if (const int threads = threads_in_this_process(); threads > 1 + blas_pool) {
+    throw Error(fmt::format("launch_workers: {} threads run in this process ({} of them OpenBLAS's); workers must "
+                            "be forked before any other thread starts (oneTBB, std::thread)",
+                            threads, blas_pool));
   }
   for (const comm::StaleSegment& stale : comm::remove_stale_segments()) {
     fmt::print(stderr, "shmtrain: removed the stale segment /dev/shm/{} of a job whose launcher (pid {}) is gone\n",
@@ -130,8 +136,8 @@ void launch_workers(const topo::Topology& topology, const topo::PlacementPlan& p
       const pid_t pid = fork();
       if (pid < 0) throw_errno(fmt::format("fork for worker {}", rank));
       if (pid == 0) {
-        WorkerSetup setup{&topology, &plan, &options, &worker, segment.bytes(), getppid(), rank, out[1], err[1],
-                          launcher_fds};
+        WorkerSetup setup{&topology, &plan,    &options, &worker, segment.bytes(), segment.name(),
+                          getppid(),  rank,     out[1],   err[1],  launcher_fds};
         run_worker_process(setup);
       }
       child.pid = pid;

@@ -40,7 +40,7 @@ int run(const WorkerSetup& setup) {
     options.transport.threads = entry.threads;
     comm::ShmCommunicator communicator(setup.segment, setup.rank, options);
     WorkerContext context{setup.rank, static_cast<int>(setup.plan->workers.size()), entry, communicator,
-                          setup.plan->bind};
+                          setup.plan->bind, setup.segment_name};
     try {
       return (*setup.function)(context);
     } catch (const comm::PeerFailure& e) {

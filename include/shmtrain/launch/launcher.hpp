@@ -41,6 +41,7 @@ struct WorkerContext {
   const topo::PlacementEntry& placement;
   comm::Communicator& communicator;
   bool bound = false;  // CPU (and, with several NUMA nodes, memory) binding was applied
+  std::string segment_name;  // the job's segment in /dev/shm, for diagnostics
 };
 
 // Returns the worker's exit code (0: success). Exceptions are printed and end the worker with
