@@ -23,6 +23,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 // After the last child is reaped, pipes still held by a grandchild are not waited for longer.
 constexpr auto kDrainLimit = std::chrono::seconds(1);
+// After the abort flag is raised, workers waiting in a collective see it within milliseconds
+// and exit with their own message; SIGTERM follows for those busy elsewhere.
+constexpr auto kAbortNotice = std::chrono::milliseconds(1000);
 
 void write_all(int fd, std::string_view text) {
   while (!text.empty()) {
@@ -70,6 +73,11 @@ class Supervisor {
       if (!running && (!any_pipe_open() || Clock::now() - *all_reaped_at > kDrainLimit)) break;
       poll_once(running);
       reap();
+      if (term_deadline_ && Clock::now() >= *term_deadline_) {
+        signal_all(SIGTERM);
+        term_deadline_.reset();
+        kill_deadline_ = Clock::now() + grace_;
+      }
       if (kill_deadline_ && Clock::now() >= *kill_deadline_) {
         signal_all(SIGKILL);
         kill_deadline_.reset();
@@ -103,8 +111,9 @@ class Supervisor {
       if (child.stderr_fd >= 0) fds.push_back({child.stderr_fd, POLLIN, 0});
     }
     int timeout_ms = running ? 1000 : 100;
-    if (kill_deadline_) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*kill_deadline_ - Clock::now()).count();
+    for (const auto& deadline : {term_deadline_, kill_deadline_}) {
+      if (!deadline) continue;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
       timeout_ms = static_cast<int>(std::clamp<long long>(left, 0, timeout_ms));
     }
     if (poll(fds.data(), fds.size(), timeout_ms) < 0) {
@@ -177,8 +186,7 @@ class Supervisor {
     if (aborting_) return;
     aborting_ = true;
     comm::raise_abort(header_, reason);
-    signal_all(SIGTERM);
-    kill_deadline_ = Clock::now() + grace_;
+    term_deadline_ = Clock::now() + std::min<std::chrono::milliseconds>(kAbortNotice, grace_);
   }
 
   void signal_all(int sig) {
@@ -195,6 +203,7 @@ class Supervisor {
   Outcome outcome_;
   bool aborting_ = false;
   bool recorded_consequence_ = false;
+  std::optional<Clock::time_point> term_deadline_;
   std::optional<Clock::time_point> kill_deadline_;
 };
 

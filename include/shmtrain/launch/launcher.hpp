@@ -8,7 +8,8 @@
 // memory to the entry (when the plan binds), sets the compute thread count, builds the worker's
 // ShmCommunicator and calls the worker function. The launcher then supervises with waitpid:
 // the first abnormal exit raises the job's abort flag (peers waiting in a collective stop with a
-// PeerFailure), SIGTERMs the others, SIGKILLs them after the grace period, removes the segment
+// PeerFailure and exit with their own message), SIGTERMs those still running a second later,
+// SIGKILLs them after the grace period, removes the segment
 // and throws WorkerFailure naming the worker. Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the job
 // the same way and throw Interrupted. Rank 0 writes to the launcher's stdout and stderr; other
 // ranks' lines come through the launcher prefixed with "[rank r] ".
