@@ -22,6 +22,8 @@ int run(int argc, char** argv) {
   const std::vector<Command> commands = {
       add_info_command(app),
       add_tokenize_command(app),
+      add_topo_command(app),
+      add_bench_command(app),
   };
 
   try {

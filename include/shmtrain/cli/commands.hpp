@@ -16,5 +16,7 @@ struct Command {
 
 Command add_info_command(CLI::App& app);
 Command add_tokenize_command(CLI::App& app);
+Command add_topo_command(CLI::App& app);
+Command add_bench_command(CLI::App& app);
 
 }  // namespace shmtrain::cli

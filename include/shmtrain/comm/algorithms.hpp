@@ -1,0 +1,22 @@
+#pragma once
+// Collective algorithms over the shared-memory transport, one per file named
+// <collective>_<algorithm>.cpp; each file opens with its protocol. They see only the transport
+// (rank, size, steps, slots, peers' buffers), so a new transport can reuse them unchanged.
+// REQUIRES for all: every rank calls the same function with the same sizes (checked by tags).
+#include <span>
+
+#include "shmtrain/comm/communicator.hpp"
+#include "shmtrain/comm/shm_transport.hpp"
+
+namespace shmtrain::comm {
+
+// Whole buffer in one step; for messages that fit a slot.
+void allreduce_one_shot(ShmTransport& transport, std::span<float> data, ReduceOp op);
+// Reduce-scatter + all-gather: in place in the arena when every rank's buffer lives there,
+// through the slots in slices otherwise.
+void allreduce_reduce_scatter(ShmTransport& transport, std::span<float> data, ReduceOp op);
+void broadcast_staged(ShmTransport& transport, std::span<float> data, int root);
+void allgather_staged(ShmTransport& transport, std::span<const float> input, std::span<float> output);
+void reduce_scatter_staged(ShmTransport& transport, std::span<const float> input, std::span<float> output, ReduceOp op);
+
+}  // namespace shmtrain::comm

@@ -1,0 +1,115 @@
+#pragma once
+// The job's shared-memory segment: one POSIX shm object "/shmtrain-<token>" (a file in
+// /dev/shm), created 0600 by the launcher before it forks, inherited by every worker.
+//
+// Why raw shm_open/mmap and not Boost.Interprocess: the segment has a fixed layout, not a
+// managed heap (peers find each other's buffers by offset), we need O_EXCL + fchmod 0600,
+// fstat to judge stale segments and errno in every error message; Boost's
+// shared_memory_object + mapped_region would be a thin wrapper over the same calls that
+// reports failures as its own exception type.
+//
+// Layout (every region page-aligned; offsets recorded in the header):
+//   header                      magic, layout version, world size, sizes, launcher identity,
+//                               the job's abort flag and reason
+//   control[world]              per rank: step counter on its own cache line, then the
+//                               metadata of its last two steps (collective tag, buffer offset)
+//   staging[world][2]           per rank two slots of slot_bytes: copy-in buffers
+//   arena[world]                per rank arena_bytes: buffers peers read in place
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace shmtrain::comm {
+
+inline constexpr std::uint64_t kSegmentMagic = 0x314e4152544d4853ULL;  // "SHMTRAN1" little-endian
+inline constexpr std::uint32_t kLayoutVersion = 1;
+inline constexpr int kMaxWorldSize = 1024;
+inline constexpr std::size_t kCacheLine = 64;
+inline constexpr std::string_view kSegmentPrefix = "shmtrain-";
+
+struct SegmentConfig {
+  int world_size = 1;
+  std::size_t slot_bytes = std::size_t{4} << 20;  // copy-in slice per rank and slot
+  std::size_t arena_bytes = 0;                    // per rank, for Communicator::allocate
+};
+
+struct SegmentHeader {
+  std::atomic<std::uint64_t> magic;  // stored last, with release: a reader that sees it sees the rest
+  std::uint32_t layout_version;
+  std::uint32_t world_size;
+  std::uint64_t total_bytes;
+  std::uint64_t slot_bytes;
+  std::uint64_t arena_bytes;
+  std::uint64_t control_offset;
+  std::uint64_t staging_offset;
+  std::uint64_t arena_offset;
+  std::int64_t launcher_pid;
+  std::uint64_t launcher_start_time;  // /proc/<pid>/stat field 22: tells a reused pid apart
+  alignas(kCacheLine) std::atomic<std::uint32_t> abort;
+  std::atomic<std::uint32_t> abort_claimed;
+  char abort_reason[512];
+};
+
+struct alignas(kCacheLine) RankControl {
+  std::atomic<std::uint64_t> steps;  // steps this rank completed publishing; only it writes
+  alignas(kCacheLine) std::atomic<std::uint64_t> tag[2];            // by step parity
+  std::atomic<std::uint64_t> buffer_offset[2];                       // by step parity
+  std::atomic<std::int64_t> pid;     // written by the launcher after fork and by the rank itself
+};
+
+class Segment {
+ public:
+  // A named segment for a job of config.world_size processes. Throws SystemError.
+  static Segment create(const SegmentConfig& config);
+  // The same layout in private memory, for ranks that are threads of this process.
+  static Segment create_private(const SegmentConfig& config);
+
+  Segment(Segment&& other) noexcept;
+  Segment& operator=(Segment&&) = delete;
+  Segment(const Segment&) = delete;
+  ~Segment();  // unmaps; the name stays until unlink()
+
+  // Removes the name from /dev/shm (mappings stay valid). Idempotent; never throws.
+  void unlink() noexcept;
+
+  const std::string& name() const { return name_; }  // "shmtrain-<token>"; empty when private
+  std::span<std::byte> bytes() const { return {static_cast<std::byte*>(base_), size_}; }
+  SegmentHeader& header() const { return *static_cast<SegmentHeader*>(base_); }
+
+ private:
+  Segment(void* base, std::size_t size, std::string name, bool named);
+  void* base_;
+  std::size_t size_;
+  std::string name_;
+  bool named_;
+};
+
+// Rank r's control block. REQUIRES: a validated segment, 0 <= rank < world size.
+RankControl& rank_control(std::span<std::byte> segment, int rank);
+
+// Checks magic, layout version and sizes of a mapped segment; throws Error naming what differs.
+SegmentHeader& validate_segment(std::span<std::byte> bytes);
+
+// Sets the job's abort flag with `reason` (the first caller's reason wins). Never throws.
+void raise_abort(SegmentHeader& header, std::string_view reason) noexcept;
+// The reason of a raised abort, or "" when none was raised.
+std::string abort_reason(const SegmentHeader& header);
+
+struct StaleSegment {
+  std::string name;
+  std::int64_t launcher_pid;
+};
+
+// Removes this user's shmtrain segments whose launcher is gone (pid dead or reused), and
+// unreadable ones older than a minute. Returns what it removed.
+std::vector<StaleSegment> remove_stale_segments();
+
+// Liveness as a peer sees it: false for a pid that does not exist or is a zombie.
+bool process_alive(std::int64_t pid);
+// /proc/<pid>/stat start time, 0 when unknown.
+std::uint64_t process_start_time(std::int64_t pid);
+
+}  // namespace shmtrain::comm

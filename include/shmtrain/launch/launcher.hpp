@@ -1,0 +1,90 @@
+#pragma once
+// Starts the job's workers on one machine and watches them: the library API behind every
+// subcommand that runs workers (`shmtrain topo --check_binding`, `shmtrain bench allreduce`, and
+// the trainer).
+//
+// launch_workers() creates the job's segment, forks one worker per plan entry, and in each:
+// sets PR_SET_PDEATHSIG (a launcher killed with SIGKILL takes its workers along), binds CPUs and
+// memory to the entry (when the plan binds), sets the compute thread count, builds the worker's
+// ShmCommunicator and calls the worker function. The launcher then supervises with waitpid:
+// the first abnormal exit raises the job's abort flag (peers waiting in a collective stop with a
+// PeerFailure and exit with their own message), SIGTERMs those still running a second later,
+// SIGKILLs them after the grace period, removes the segment
+// and throws WorkerFailure naming the worker. Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the job
+// the same way and throw Interrupted. Rank 0 writes to the launcher's stdout and stderr; other
+// ranks' lines come through the launcher prefixed with "[rank r] ".
+//
+// REQUIRES: no thread runs in the calling process (fork copies only the calling thread; TBB
+// and OpenBLAS threads started before would be missing in the workers). Checked.
+#include <chrono>
+#include <functional>
+#include <string>
+#include <sys/types.h>
+
+#include "shmtrain/comm/communicator.hpp"
+#include "shmtrain/comm/segment.hpp"
+#include "shmtrain/comm/shm_communicator.hpp"
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/topo/placement.hpp"
+#include "shmtrain/topo/topology.hpp"
+
+namespace shmtrain::launch {
+
+// Exit codes of a worker process besides the worker function's own.
+inline constexpr int kExitFailed = 1;        // the worker function threw
+inline constexpr int kExitPeerFailure = 3;   // stopped because a peer died or the job aborted
+inline constexpr int kExitSetupFailed = 4;   // binding or communicator set-up failed
+inline constexpr int kExitOrphaned = 5;      // the launcher died before the worker started
+
+struct WorkerContext {
+  int rank = 0;
+  int world_size = 1;
+  const topo::PlacementEntry& placement;
+  comm::Communicator& communicator;
+  bool bound = false;  // CPU (and, with several NUMA nodes, memory) binding was applied
+  std::string segment_name;  // the job's segment in /dev/shm, for diagnostics
+};
+
+// Returns the worker's exit code (0: success). Exceptions are printed and end the worker with
+// kExitFailed, or kExitPeerFailure for a comm::PeerFailure.
+using WorkerFunction = std::function<int(WorkerContext&)>;
+
+struct LaunchOptions {
+  std::size_t slot_bytes = std::size_t{4} << 20;  // copy-in slice per rank and slot
+  std::size_t arena_bytes = 0;                    // per worker, for Communicator::allocate
+  comm::ShmOptions comm;                          // threads are taken from the plan
+  std::chrono::milliseconds grace{std::chrono::seconds(3)};  // SIGTERM to SIGKILL
+  bool other_ranks_stdout = true;                 // false: only rank 0's stdout (stderr always)
+};
+
+// A worker ended abnormally; what() reads "worker 1 (pid 4242, socket 1) killed by signal 9 (Killed)".
+class WorkerFailure : public Error {
+ public:
+  WorkerFailure(const std::string& message, int rank, pid_t pid) : Error(message), rank_(rank), pid_(pid) {}
+  int rank() const { return rank_; }
+  pid_t pid() const { return pid_; }
+
+ private:
+  int rank_;
+  pid_t pid_;
+};
+
+// The job was stopped by SIGINT, SIGTERM or SIGHUP to the launcher.
+class Interrupted : public Error {
+ public:
+  Interrupted(const std::string& message, int signal_number) : Error(message), signal_(signal_number) {}
+  int signal_number() const { return signal_; }
+
+ private:
+  int signal_;
+};
+
+// Returns when every worker exited with 0. Throws WorkerFailure, Interrupted, or Error / SystemError
+// when the job could not start; on every path the workers are gone and the segment removed.
+void launch_workers(const topo::Topology& topology, const topo::PlacementPlan& plan, const LaunchOptions& options,
+                    const WorkerFunction& worker);
+
+// "exited with status 3", "killed by signal 9 (Killed)".
+std::string describe_wait_status(int status);
+
+}  // namespace shmtrain::launch

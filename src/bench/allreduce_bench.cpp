@@ -1,0 +1,176 @@
+#include "shmtrain/bench/allreduce_bench.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <span>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "shmtrain/common/error.hpp"
+
+namespace shmtrain::bench {
+namespace {
+
+constexpr std::size_t kKiB = 1024;
+constexpr std::size_t kMiB = 1024 * kKiB;
+// Auto iteration count: about this many bytes per size, within [kMinIterations, kMaxIterations].
+constexpr std::size_t kBytesPerSize = 2048 * kMiB;
+constexpr int kMinIterations = 3;
+constexpr int kMaxIterations = 200;
+
+// Small integers: every sum is exact in float, so verification is equality.
+inline float pattern(std::size_t i, int rank, int iteration) {
+  return static_cast<float>(static_cast<int>((i + static_cast<std::size_t>(rank) * 13 +
+                                              static_cast<std::size_t>(iteration) * 5) & 31) - 16);
+}
+
+void fill(std::span<float> data, int rank, int iteration) {
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = pattern(i, rank, iteration);
+}
+
+std::size_t count_wrong(std::span<const float> data, int size, int iteration) {
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    float expected = 0.0f;
+    for (int r = 0; r < size; ++r) expected += pattern(i, r, iteration);
+    wrong += data[i] != expected;
+  }
+  return wrong;
+}
+
+std::string format_bytes(std::size_t bytes) {
+  if (bytes >= kMiB && bytes % kMiB == 0) return fmt::format("{} MiB", bytes / kMiB);
+  if (bytes >= kKiB && bytes % kKiB == 0) return fmt::format("{} KiB", bytes / kKiB);
+  return fmt::format("{} B", bytes);
+}
+
+struct Row {
+  std::size_t bytes;
+  int iterations;
+  double median_us, min_us, max_us, algbw, busbw, ratio;
+  bool verified;
+};
+
+Row measure(comm::Communicator& communicator, std::span<float> buffer, std::size_t bytes, int iterations,
+            double bound_algbw) {
+  const int P = communicator.size();
+  const std::span<float> data = buffer.first(bytes / sizeof(float));
+  std::vector<float> took_us;
+  std::size_t wrong = 0;
+  for (int it = -1; it < iterations; ++it) {  // iteration -1 warms up and is not timed
+    fill(data, communicator.rank(), it + 1);
+    communicator.barrier();
+    const auto start = std::chrono::steady_clock::now();
+    communicator.allreduce(data, comm::ReduceOp::sum);
+    const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
+    wrong += count_wrong(data, P, it + 1);
+    if (it >= 0) took_us.push_back(static_cast<float>(took.count()));
+  }
+  // A collective takes as long as its slowest rank.
+  communicator.allreduce(took_us, comm::ReduceOp::max);
+  float wrong_anywhere = static_cast<float>(wrong);
+  communicator.allreduce({&wrong_anywhere, 1}, comm::ReduceOp::max);
+  std::sort(took_us.begin(), took_us.end());
+  Row row{};
+  row.bytes = bytes;
+  row.iterations = iterations;
+  row.median_us = took_us[took_us.size() / 2];
+  row.min_us = took_us.front();
+  row.max_us = took_us.back();
+  row.algbw = static_cast<double>(bytes) / (row.median_us * 1e-6) * 1e-9;
+  row.busbw = row.algbw * 2.0 * (P - 1) / P;
+  row.ratio = row.algbw / bound_algbw;
+  row.verified = wrong_anywhere == 0.0f;
+  return row;
+}
+
+}  // namespace
+
+std::vector<std::size_t> default_sizes() {
+  std::vector<std::size_t> sizes;
+  for (std::size_t bytes = 4 * kKiB; bytes <= 512 * kMiB; bytes *= 2) sizes.push_back(bytes);
+  return sizes;
+}
+
+std::vector<std::size_t> parse_sizes(const std::string& text) {
+  std::vector<std::size_t> sizes;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    std::size_t used = 0;
+    unsigned long long value = 0;
+    try {
+      value = std::stoull(item, &used);
+    } catch (const std::exception&) {
+      fail_input("--sizes: '{}' is not a size such as 4096, 64K, 16M or 1G", item);
+    }
+    const std::string unit = item.substr(used);
+    std::size_t scale = 1;
+    if (unit == "K" || unit == "k" || unit == "KiB") scale = kKiB;
+    else if (unit == "M" || unit == "MiB") scale = kMiB;
+    else if (unit == "G" || unit == "GiB") scale = 1024 * kMiB;
+    else if (!unit.empty()) fail_input("--sizes: unknown unit in '{}': use K, M or G (powers of 1024)", item);
+    const std::size_t bytes = static_cast<std::size_t>(value) * scale;
+    if (bytes == 0 || bytes % sizeof(float) != 0) fail_input("--sizes: {} bytes is not a positive multiple of 4", bytes);
+    sizes.push_back(bytes);
+    start = comma + 1;
+  }
+  return sizes;
+}
+
+bool run_allreduce_bench(comm::Communicator& communicator, const AllreduceBenchOptions& options, int threads) {
+  const int P = communicator.size();
+  const bool root = communicator.rank() == 0;
+  const std::size_t largest = *std::max_element(options.sizes.begin(), options.sizes.end());
+  std::vector<float> private_buffer;
+  std::span<float> buffer;
+  if (options.copy_in) {
+    private_buffer.resize(largest / sizeof(float));
+    buffer = private_buffer;
+  } else {
+    buffer = communicator.allocate(largest / sizeof(float));
+  }
+
+  const double bandwidth = measure_add_bandwidth(communicator, threads);
+  const double bound_algbw = bandwidth / (2.0 * P);
+  if (root && !options.json) {
+    fmt::print("all-reduce (sum, float32), {} workers, {} buffers, {} thread(s) each\n", P,
+               options.copy_in ? "private (copy-in)" : "shared-arena (zero-copy)", threads);
+    fmt::print("memory bandwidth c=a+b, all workers: {:.1f} GB/s -> bound algbw <= {:.2f} GB/s (= bw / 2P)\n",
+               bandwidth, bound_algbw);
+    fmt::print("{:>9} {:>5} {:>11} {:>11} {:>11} {:>10} {:>10} {:>9} {:>8}\n", "size", "iters", "median us", "min us",
+               "max us", "algbw GB/s", "busbw GB/s", "of bound", "verified");
+    std::fflush(stdout);
+  }
+  bool all_verified = true;
+  for (std::size_t bytes : options.sizes) {
+    const int iterations = options.iterations > 0
+                               ? options.iterations
+                               : static_cast<int>(std::clamp<std::size_t>(kBytesPerSize / bytes, kMinIterations,
+                                                                         kMaxIterations));
+    const Row row = measure(communicator, buffer, bytes, iterations, bound_algbw);
+    all_verified = all_verified && row.verified;
+    if (!root) continue;
+    if (options.json) {
+      nlohmann::json line = {{"bytes", row.bytes},           {"workers", P},
+                             {"iterations", row.iterations}, {"median_us", row.median_us},
+                             {"min_us", row.min_us},         {"max_us", row.max_us},
+                             {"algbw_gbps", row.algbw},      {"busbw_gbps", row.busbw},
+                             {"membw_gbps", bandwidth},      {"bound_algbw_gbps", bound_algbw},
+                             {"ratio_to_bound", row.ratio},  {"verified", row.verified},
+                             {"zero_copy", !options.copy_in}};
+      fmt::print("{}\n", line.dump());
+    } else {
+      fmt::print("{:>9} {:>5} {:>11.1f} {:>11.1f} {:>11.1f} {:>10.2f} {:>10.2f} {:>8.0f}% {:>8}\n",
+                 format_bytes(row.bytes), row.iterations, row.median_us, row.min_us, row.max_us, row.algbw, row.busbw,
+                 100.0 * row.ratio, row.verified ? "yes" : "NO");
+    }
+    std::fflush(stdout);
+  }
+  return all_verified;
+}
+
+}  // namespace shmtrain::bench

@@ -1,0 +1,177 @@
+#include "shmtrain/launch/launcher.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "supervisor.hpp"
+#include "worker_process.hpp"
+
+// OpenBLAS's worker pool is fork-safe: OpenBLAS shuts it down in a pthread_atfork handler and
+// restarts it on demand. Its threads are the only ones allowed to exist before fork().
+extern "C" int openblas_get_num_threads(void);
+
+namespace shmtrain::launch {
+namespace {
+
+int threads_in_this_process() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("Threads:")) return std::stoi(line.substr(8));
+  }
+  return 1;  // no /proc: cannot tell, and fork() itself will not fail for it
+}
+
+// The launcher's signals arrive through a signalfd; they stay blocked until it is closed and
+// the old mask restored, so that no handler runs in the middle of fork() bookkeeping.
+class SignalRouting {
+ public:
+  SignalRouting() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+    if (sigprocmask(SIG_BLOCK, &set, &old_mask_) != 0) throw_errno("sigprocmask");
+    fd_ = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (fd_ < 0) {
+      const int saved = errno;
+      sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+      throw SystemError("signalfd", saved);
+    }
+  }
+  ~SignalRouting() {
+    close(fd_);
+    // Signals that arrived while blocked are consumed here rather than delivered after the
+    // job: a pending SIGCHLD is harmless, a pending SIGINT was already acted upon.
+    sigset_t pending;
+    sigpending(&pending);
+    sigset_t ours;
+    sigemptyset(&ours);
+    for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) {
+      if (sigismember(&pending, sig)) sigaddset(&ours, sig);
+    }
+    timespec zero{0, 0};
+    while (sigtimedwait(&ours, nullptr, &zero) > 0) {
+    }
+    sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+  }
+  SignalRouting(const SignalRouting&) = delete;
+  SignalRouting& operator=(const SignalRouting&) = delete;
+  int fd() const { return fd_; }
+
+ private:
+  sigset_t old_mask_{};
+  int fd_ = -1;
+};
+
+// Removes the job's segment on every way out of launch_workers().
+class SegmentGuard {
+ public:
+  explicit SegmentGuard(comm::Segment& segment) : segment_(segment) {}
+  ~SegmentGuard() { segment_.unlink(); }
+  SegmentGuard(const SegmentGuard&) = delete;
+  SegmentGuard& operator=(const SegmentGuard&) = delete;
+
+ private:
+  comm::Segment& segment_;
+};
+
+void make_pipe(int fds[2]) {
+  if (pipe2(fds, O_CLOEXEC) != 0) throw_errno("pipe2 for a worker's output");
+}
+
+}  // namespace
+
+std::string describe_wait_status(int status) {
+  if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  }
+  return fmt::format("ended with wait status {:#x}", status);
+}
+
+void launch_workers(const topo::Topology& topology, const topo::PlacementPlan& plan, const LaunchOptions& options,
+                    const WorkerFunction& worker) {
+  if (plan.workers.empty()) throw InputError("the placement plan holds no worker");
+  const int blas_pool = std::max(0, openblas_get_num_threads() - 1);
+  if (const int threads = threads_in_this_process(); threads > 1 + blas_pool) {
+    throw Error(fmt::format("launch_workers: {} threads run in this process ({} of them OpenBLAS's); workers must "
+                            "be forked before any other thread starts (oneTBB, std::thread)",
+                            threads, blas_pool));
+  }
+  for (const comm::StaleSegment& stale : comm::remove_stale_segments()) {
+    fmt::print(stderr, "shmtrain: removed the stale segment /dev/shm/{} of a job whose launcher (pid {}) is gone\n",
+               stale.name, stale.launcher_pid);
+  }
+
+  const int world = static_cast<int>(plan.workers.size());
+  comm::Segment segment = comm::Segment::create({world, options.slot_bytes, options.arena_bytes});
+  SegmentGuard remove_segment(segment);
+  SignalRouting signals;
+
+  std::vector<ChildProcess> children;
+  std::vector<int> launcher_fds{signals.fd()};  // every descriptor a worker must not keep
+  for (int rank = 0; rank < world; ++rank) {
+    ChildProcess child;
+    child.rank = rank;
+    child.package = plan.workers[static_cast<std::size_t>(rank)].package;
+    int out[2] = {-1, -1};
+    int err[2] = {-1, -1};
+    try {
+      if (rank > 0) {
+        make_pipe(out);
+        make_pipe(err);
+        launcher_fds.insert(launcher_fds.end(), {out[0], out[1], err[0], err[1]});
+      }
+      std::fflush(nullptr);  // or buffered output would be written twice, once by the worker
+      const pid_t pid = fork();
+      if (pid < 0) throw_errno(fmt::format("fork for worker {}", rank));
+      if (pid == 0) {
+        WorkerSetup setup{&topology, &plan,    &options, &worker, segment.bytes(), segment.name(),
+                          getppid(),  rank,     out[1],   err[1],  launcher_fds};
+        run_worker_process(setup);
+      }
+      child.pid = pid;
+      comm::rank_control(segment.bytes(), rank).pid.store(pid, std::memory_order_relaxed);
+    } catch (...) {
+      stop_children(children, options.grace);
+      throw;
+    }
+    if (rank > 0) {
+      close(out[1]);
+      close(err[1]);
+      std::erase(launcher_fds, out[1]);
+      std::erase(launcher_fds, err[1]);
+      fcntl(out[0], F_SETFL, O_NONBLOCK);
+      fcntl(err[0], F_SETFL, O_NONBLOCK);
+      child.stdout_fd = out[0];
+      child.stderr_fd = err[0];
+    }
+    children.push_back(std::move(child));
+  }
+
+  Outcome outcome;
+  try {
+    outcome = supervise(children, segment.header(), signals.fd(), options.grace, options.other_ranks_stdout);
+  } catch (...) {
+    stop_children(children, options.grace);
+    throw;
+  }
+  if (outcome.interrupt_signal != 0) {
+    throw Interrupted(fmt::format("interrupted by signal {} ({}): all {} workers stopped", outcome.interrupt_signal,
+                                  strsignal(outcome.interrupt_signal), world),
+                      outcome.interrupt_signal);
+  }
+  if (outcome.failure) throw WorkerFailure(*outcome.failure, outcome.failed_rank, outcome.failed_pid);
+}
+
+}  // namespace shmtrain::launch

@@ -1,0 +1,236 @@
+#include "supervisor.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+#include <utility>
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/launch/launcher.hpp"
+
+namespace shmtrain::launch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+// After the last child is reaped, pipes still held by a grandchild are not waited for longer.
+constexpr auto kDrainLimit = std::chrono::seconds(1);
+// After the abort flag is raised, workers waiting in a collective see it within milliseconds
+// and exit with their own message; SIGTERM follows for those busy elsewhere.
+constexpr auto kAbortNotice = std::chrono::milliseconds(1000);
+
+void write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = write(fd, text.data(), text.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;  // the terminal is gone; the workers' output has nowhere to go
+    }
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+// Reads what the pipe holds and forwards complete lines with the rank prefix. Returns false at EOF.
+bool forward(int& fd, std::string& partial, int rank, int target, bool keep, bool at_eof_flush) {
+  char buffer[65536];
+  const ssize_t n = read(fd, buffer, sizeof(buffer));
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+  if (n > 0) {
+    partial.append(buffer, static_cast<std::size_t>(n));
+  }
+  std::size_t start = 0;
+  for (std::size_t newline; (newline = partial.find('\n', start)) != std::string::npos; start = newline + 1) {
+    if (keep) write_all(target, fmt::format("[rank {}] {}\n", rank, std::string_view(partial).substr(start, newline - start)));
+  }
+  partial.erase(0, start);
+  if (n > 0) return true;
+  if (at_eof_flush && !partial.empty() && keep) write_all(target, fmt::format("[rank {}] {}\n", rank, partial));
+  partial.clear();
+  close(fd);
+  fd = -1;
+  return false;
+}
+
+class Supervisor {
+ public:
+  Supervisor(std::vector<ChildProcess>& children, comm::SegmentHeader& header, int signal_fd,
+             std::chrono::milliseconds grace, bool other_ranks_stdout)
+      : children_(children), header_(header), signal_fd_(signal_fd), grace_(grace), other_stdout_(other_ranks_stdout) {}
+
+  Outcome run() {
+    std::optional<Clock::time_point> all_reaped_at;
+    while (true) {
+      const bool running = any_running();
+      if (!running && !all_reaped_at) all_reaped_at = Clock::now();
+      if (!running && (!any_pipe_open() || Clock::now() - *all_reaped_at > kDrainLimit)) break;
+      poll_once(running);
+      reap();
+      if (term_deadline_ && Clock::now() >= *term_deadline_) {
+        signal_all(SIGTERM);
+        term_deadline_.reset();
+        kill_deadline_ = Clock::now() + grace_;
+      }
+      if (kill_deadline_ && Clock::now() >= *kill_deadline_) {
+        signal_all(SIGKILL);
+        kill_deadline_.reset();
+      }
+    }
+    for (ChildProcess& child : children_) {
+      if (child.stdout_fd >= 0) close(std::exchange(child.stdout_fd, -1));
+      if (child.stderr_fd >= 0) close(std::exchange(child.stderr_fd, -1));
+    }
+    return outcome_;
+  }
+
+ private:
+  bool any_running() const {
+    for (const ChildProcess& child : children_) {
+      if (child.running) return true;
+    }
+    return false;
+  }
+  bool any_pipe_open() const {
+    for (const ChildProcess& child : children_) {
+      if (child.stdout_fd >= 0 || child.stderr_fd >= 0) return true;
+    }
+    return false;
+  }
+
+  void poll_once(bool running) {
+    std::vector<pollfd> fds{{signal_fd_, POLLIN, 0}};
+    for (const ChildProcess& child : children_) {
+      if (child.stdout_fd >= 0) fds.push_back({child.stdout_fd, POLLIN, 0});
+      if (child.stderr_fd >= 0) fds.push_back({child.stderr_fd, POLLIN, 0});
+    }
+    int timeout_ms = running ? 1000 : 100;
+    for (const auto& deadline : {term_deadline_, kill_deadline_}) {
+      if (!deadline) continue;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+      timeout_ms = static_cast<int>(std::clamp<long long>(left, 0, timeout_ms));
+    }
+    if (poll(fds.data(), fds.size(), timeout_ms) < 0) {
+      if (errno == EINTR) return;
+      throw_errno("poll on the workers' pipes and signals");
+    }
+    if (fds[0].revents & POLLIN) read_signals();
+    for (ChildProcess& child : children_) {
+      for (std::size_t i = 1; i < fds.size(); ++i) {
+        if (fds[i].revents == 0) continue;
+        if (fds[i].fd == child.stdout_fd) {
+          forward(child.stdout_fd, child.stdout_partial, child.rank, STDOUT_FILENO, other_stdout_, true);
+        } else if (fds[i].fd == child.stderr_fd) {
+          forward(child.stderr_fd, child.stderr_partial, child.rank, STDERR_FILENO, true, true);
+        }
+      }
+    }
+  }
+
+  void read_signals() {
+    signalfd_siginfo info{};
+    while (read(signal_fd_, &info, sizeof(info)) == static_cast<ssize_t>(sizeof(info))) {
+      const int sig = static_cast<int>(info.ssi_signo);
+      if (sig == SIGCHLD) continue;  // reap() runs after every poll
+      if (outcome_.interrupt_signal != 0) {
+        signal_all(SIGKILL);  // a second Ctrl-C: no more grace
+        continue;
+      }
+      outcome_.interrupt_signal = sig;
+      start_abort(fmt::format("the launcher was interrupted by signal {} ({})", sig, strsignal(sig)));
+    }
+  }
+
+  // Reaps every child that has exited before judging any of them: a worker that stopped
+  // because a peer died (kExitPeerFailure) exits after that peer, so the peer is reaped in the
+  // same pass and reported as the cause. Once the job is being stopped, deaths by our SIGTERM or
+  // SIGKILL are not failures of their own.
+  void reap() {
+    const bool stopping = aborting_;
+    const ChildProcess* cause = nullptr;
+    int cause_status = 0;
+    bool cause_is_consequence = false;
+    for (ChildProcess& child : children_) {
+      if (!child.running) continue;
+      int status = 0;
+      const pid_t pid = waitpid(child.pid, &status, WNOHANG);
+      if (pid == 0 || (pid < 0 && errno == EINTR)) continue;
+      child.running = false;
+      if (pid < 0) status = 0xff00;  // not our child any more: report it rather than hide it
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+      if (stopping && WIFSIGNALED(status) && (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGKILL)) continue;
+      const bool consequence = WIFEXITED(status) && WEXITSTATUS(status) == kExitPeerFailure;
+      if (cause == nullptr || (cause_is_consequence && !consequence)) {
+        cause = &child;
+        cause_status = status;
+        cause_is_consequence = consequence;
+      }
+    }
+    if (cause == nullptr) return;
+    if (outcome_.failure && !(recorded_consequence_ && !cause_is_consequence)) return;
+    outcome_.failure = fmt::format("worker {} (pid {}, socket {}) {}", cause->rank, cause->pid, cause->package,
+                                   describe_wait_status(cause_status));
+    outcome_.failed_rank = cause->rank;
+    outcome_.failed_pid = cause->pid;
+    recorded_consequence_ = cause_is_consequence;
+    start_abort(*outcome_.failure);
+  }
+
+  void start_abort(const std::string& reason) {
+    if (aborting_) return;
+    aborting_ = true;
+    comm::raise_abort(header_, reason);
+    term_deadline_ = Clock::now() + std::min<std::chrono::milliseconds>(kAbortNotice, grace_);
+  }
+
+  void signal_all(int sig) {
+    for (const ChildProcess& child : children_) {
+      if (child.running) kill(child.pid, sig);  // ESRCH: already gone, reaped next
+    }
+  }
+
+  std::vector<ChildProcess>& children_;
+  comm::SegmentHeader& header_;
+  int signal_fd_;
+  std::chrono::milliseconds grace_;
+  bool other_stdout_;
+  Outcome outcome_;
+  bool aborting_ = false;
+  bool recorded_consequence_ = false;
+  std::optional<Clock::time_point> term_deadline_;
+  std::optional<Clock::time_point> kill_deadline_;
+};
+
+}  // namespace
+
+Outcome supervise(std::vector<ChildProcess>& children, comm::SegmentHeader& header, int signal_fd,
+                  std::chrono::milliseconds grace, bool other_ranks_stdout) {
+  return Supervisor(children, header, signal_fd, grace, other_ranks_stdout).run();
+}
+
+void stop_children(std::vector<ChildProcess>& children, std::chrono::milliseconds grace) noexcept {
+  for (const ChildProcess& child : children) {
+    if (child.running) kill(child.pid, SIGTERM);
+  }
+  const auto deadline = Clock::now() + grace;
+  for (ChildProcess& child : children) {
+    while (child.running) {
+      int status = 0;
+      const pid_t pid = waitpid(child.pid, &status, WNOHANG);
+      if (pid != 0) {
+        child.running = false;
+        break;
+      }
+      if (Clock::now() >= deadline) kill(child.pid, SIGKILL);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+}
+
+}  // namespace shmtrain::launch
