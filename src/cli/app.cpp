@@ -9,6 +9,7 @@
 
 #include "shmtrain/cli/commands.hpp"
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/launch/launcher.hpp"
 #include "shmtrain/tensor/blas_runtime.hpp"
 
 namespace shmtrain::cli {
@@ -35,6 +36,11 @@ int run(int argc, char** argv) {
     for (const Command& command : commands) {
       if (command.subcommand->parsed()) return command.run();
     }
+  } catch (const launch::Interrupted& e) {
+    // Stopped by the user (Ctrl-C) or the system: the shell convention 128 + signal.
+    std::fflush(stdout);
+    fmt::print(stderr, "shmtrain: {}\n", e.what());
+    return 128 + e.signal_number();
   } catch (const std::exception& e) {
     std::fflush(stdout);
     fmt::print(stderr, "shmtrain: error: {}\n", e.what());

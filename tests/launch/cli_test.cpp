@@ -1,5 +1,11 @@
 // `shmtrain topo` and `shmtrain bench allreduce` end to end, through the built binary.
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
 
 #include <cstdio>
 #include <string>
@@ -63,6 +69,31 @@ TEST(Cli, BenchAllreducePrintsVerifiedJsonPerSize) {
     ++lines;
   }
   EXPECT_EQ(lines, 2u);
+}
+
+TEST(Cli, CtrlCStopsTheJobWithExitCode130AndNoSegmentLeft) {
+  // A terminal's Ctrl-C sends SIGINT to the whole foreground process group: launcher and workers.
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    setpgid(0, 0);
+    const std::string binary = shmtrain_binary().string();
+    execl(binary.c_str(), binary.c_str(), "bench", "allreduce", "--nproc_per_node", "2", "--sizes", "256M",
+          "--iters", "1000", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  setpgid(child, child);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ASSERT_EQ(kill(-child, SIGINT), 0);
+  int status = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << "status " << status;
+  // Nothing of any shmtrain job is left in /dev/shm (the tests run one job at a time per binary).
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm")) {
+    EXPECT_EQ(entry.path().filename().string().find("shmtrain"), std::string::npos) << entry.path();
+  }
 }
 
 }  // namespace
