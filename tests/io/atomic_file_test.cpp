@@ -14,13 +14,7 @@
 namespace shmtrain::io {
 namespace {
 
-std::vector<std::string> folder_entries(const std::filesystem::path& folder) {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(folder))
-    names.push_back(entry.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
-}
+using shmtrain::testing::folder_entries;
 
 TEST(AtomicFile, CommitPublishesTheWholeFile) {
   shmtrain::testing::TempDir dir;

@@ -17,6 +17,8 @@
 namespace shmtrain::io {
 namespace {
 
+using shmtrain::testing::folder_entries;
+
 using shmtrain::testing::first_bit_mismatches;
 using shmtrain::testing::TempDir;
 
@@ -24,14 +26,6 @@ std::uint64_t header_length(const std::string& file) {
   std::uint64_t n = 0;
   std::memcpy(&n, file.data(), 8);
   return n;
-}
-
-std::vector<std::string> folder_entries(const std::filesystem::path& folder) {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(folder))
-    names.push_back(entry.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 TEST(SafetensorsWriter, RoundTripIsBitExact) {

@@ -3,8 +3,10 @@
 // the committed test data, and array comparisons that print the first mismatches.
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -36,5 +38,11 @@ class TempDir {
 // Writes `contents` to `path` (binary), creating parent folders.
 void write_file(const std::filesystem::path& path, const std::string& contents);
 std::string read_file(const std::filesystem::path& path);
+
+// The message of the InputError that `action` throws, or "(no InputError)".
+std::string error_of(const std::function<void()>& action);
+
+// The names in `folder`, sorted (to check that a failed write left nothing behind).
+std::vector<std::string> folder_entries(const std::filesystem::path& folder);
 
 }  // namespace shmtrain::testing

@@ -15,18 +15,11 @@
 namespace shmtrain::text {
 namespace {
 
+using shmtrain::testing::error_of;
+
 using shmtrain::testing::TempDir;
 using shmtrain::testing::write_vocab_folder;
 using Tokens = std::vector<std::string>;
-
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
 
 class TextBertTokenizer : public ::testing::Test {
  protected:

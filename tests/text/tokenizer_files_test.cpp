@@ -15,18 +15,11 @@
 namespace shmtrain::text {
 namespace {
 
+using shmtrain::testing::error_of;
+
 using shmtrain::testing::TempDir;
 using shmtrain::testing::write_file;
 using shmtrain::testing::write_vocab_folder;
-
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
 
 // A tokenizer.json as tokenizers writes it for bert-base-cased, cut down to a few tokens.
 nlohmann::json bert_tokenizer_json(bool lowercase) {

@@ -13,17 +13,10 @@
 namespace shmtrain::text {
 namespace {
 
+using shmtrain::testing::error_of;
+
 using shmtrain::testing::TempDir;
 using shmtrain::testing::write_file;
-
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
 
 TEST(TextVocab, IdsAreLineNumbersWithAnyLineEnding) {
   TempDir dir;
