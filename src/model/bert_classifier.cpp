@@ -35,11 +35,16 @@ BertForSequenceClassification::BertForSequenceClassification(const BertConfig& c
                             grads.size(), table.count()));
   }
   layers_.resize(static_cast<std::size_t>(config.num_hidden_layers));
+  for (std::int64_t l = 0; l < config.num_hidden_layers; ++l) {
+    layer_weights_.push_back(layer_params(table, params, l));
+    layer_grads_.push_back(layer_params(table, grads, l));
+  }
 }
 
-LayerParams BertForSequenceClassification::layer_params(std::span<float> arena, std::int64_t layer) const {
+LayerParams BertForSequenceClassification::layer_params(const ParamTable& table, std::span<float> arena,
+                                                        std::int64_t layer) {
   const std::string p = fmt::format("bert.encoder.layer.{}.", layer);
-  auto at = [&](const char* name) { return arena.data() + table_.at(p + name).offset; };
+  auto at = [&](const char* name) { return arena.data() + table.at(p + name).offset; };
   return {at("attention.self.query.weight"),   at("attention.self.query.bias"),
           at("attention.output.dense.weight"), at("attention.output.dense.bias"),
           at("attention.output.LayerNorm.weight"), at("attention.output.LayerNorm.bias"),
@@ -101,7 +106,7 @@ float BertForSequenceClassification::forward(const Batch& batch, const StepConte
 
   const float* x = emb_out_.data();
   for (std::int64_t l = 0; l < config_.num_hidden_layers; ++l) {
-    encoder_layer_forward(layers_[l], x, mask_add_.data(), layer_params(params_, l), dims(), layer_dropout(l));
+    encoder_layer_forward(layers_[l], x, mask_add_.data(), layer_weights_[l], dims(), layer_dropout(l));
     x = layers_[l].ln2_out.data();
   }
 
@@ -157,7 +162,7 @@ void BertForSequenceClassification::backward(float loss_scale) {
   float* dx = dhidden_b_.data();
   for (std::int64_t l = config_.num_hidden_layers - 1; l >= 0; --l) {
     const float* x = l == 0 ? emb_out_.data() : layers_[l - 1].ln2_out.data();
-    encoder_layer_backward(dx, dy, layers_[l], x, layer_params(params_, l), layer_params(grads_, l), scratch_, dims(),
+    encoder_layer_backward(dx, dy, layers_[l], x, layer_weights_[l], layer_grads_[l], scratch_, dims(),
                            layer_dropout(l));
     std::swap(dx, dy);
   }

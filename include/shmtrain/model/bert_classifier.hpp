@@ -42,7 +42,7 @@ class BertForSequenceClassification {
   const BertConfig& config() const { return config_; }
 
  private:
-  LayerParams layer_params(std::span<float> arena, std::int64_t layer) const;
+  static LayerParams layer_params(const ParamTable& table, std::span<float> arena, std::int64_t layer);
   LayerDropout layer_dropout(std::int64_t layer) const;
   LayerDims dims() const;
   void resize(std::int64_t batch, std::int64_t seq);
@@ -51,6 +51,9 @@ class BertForSequenceClassification {
   const ParamTable& table_;
   std::span<float> params_;
   std::span<float> grads_;
+  // Each layer's views into the two arenas, resolved from the table once.
+  std::vector<LayerParams> layer_weights_;
+  std::vector<LayerParams> layer_grads_;
 
   // The last forward's inputs and activations.
   const Batch* batch_ = nullptr;
