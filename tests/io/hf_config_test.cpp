@@ -33,7 +33,7 @@ void expect_same(const BertConfig& a, const BertConfig& b) {
 }
 
 TEST(HfConfig, ReadsTheFixture) {
-  const BertConfig config = read_hf_config(shmtrain::testing::data_dir() / "reference_tiny" / "config.json");
+  const BertConfig config = read_hf_config(shmtrain::testing::fixtures_dir() / "reference_tiny" / "config.json");
   EXPECT_EQ(config.model_type, "bert");
   EXPECT_EQ(config.architectures, std::vector<std::string>{"BertForSequenceClassification"});
   EXPECT_EQ(config.vocab_size, 1000);
@@ -152,7 +152,7 @@ TEST(HfConfig, RoundTripThroughAFile) {
   write_hf_config(dir / "config.json", config);
   expect_same(read_hf_config(dir / "config.json"), config);
   // And the fixture survives read -> write -> read.
-  const BertConfig fixture = read_hf_config(shmtrain::testing::data_dir() / "reference_tiny" / "config.json");
+  const BertConfig fixture = read_hf_config(shmtrain::testing::fixtures_dir() / "reference_tiny" / "config.json");
   write_hf_config(dir / "config.json", fixture);
   expect_same(read_hf_config(dir / "config.json"), fixture);
 }

@@ -1,5 +1,5 @@
 // Reading the checkpoints PyTorch + the Python safetensors library wrote for the tiny
-// reference BERT (tests/data/reference_tiny/README.md). Expected values were read with an
+// reference BERT (tests/fixtures/reference_tiny/README.md). Expected values were read with an
 // independent Python struct-based decoder, or follow from how HF initialises the model.
 #include <algorithm>
 #include <vector>
@@ -13,7 +13,7 @@ namespace shmtrain::io {
 namespace {
 
 std::filesystem::path fixture(const char* name) {
-  return shmtrain::testing::data_dir() / "reference_tiny" / name;
+  return shmtrain::testing::fixtures_dir() / "reference_tiny" / name;
 }
 
 bool ends_with(const std::string& text, const std::string& suffix) {

@@ -98,7 +98,7 @@ TEST(SafetensorsWriter, ZeroTensorsIsAValidFile) {
 // The committed fixture was written by the Python safetensors library; writing its tensors
 // again must give the same bytes, header included.
 TEST(SafetensorsWriter, ReproducesThePythonLibraryByteForByte) {
-  const auto source = shmtrain::testing::data_dir() / "reference_tiny" / "model.safetensors";
+  const auto source = shmtrain::testing::fixtures_dir() / "reference_tiny" / "model.safetensors";
   const SafetensorsReader reader(source);
   std::vector<std::vector<float>> values;
   for (const TensorInfo& info : reader.tensors()) values.push_back(reader.load(info.name));

@@ -1,4 +1,4 @@
-// The whole model against PyTorch: tests/data/reference_tiny holds a tiny HF-format BERT, 20
+// The whole model against PyTorch: tests/fixtures/reference_tiny holds a tiny HF-format BERT, 20
 // batches, and PyTorch's loss, gradient norm, first-step gradients and final weights for 20
 // AdamW steps (lr 1e-3, weight decay 0.01 except biases/LayerNorm, clip 1.0, dropout 0).
 #include <cmath>
@@ -22,7 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path fixture() { return testing::data_dir() / "reference_tiny"; }
+fs::path fixture() { return testing::fixtures_dir() / "reference_tiny"; }
 
 nlohmann::json read_json(const fs::path& path) {
   std::ifstream in(path);

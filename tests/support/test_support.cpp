@@ -14,7 +14,7 @@
 
 namespace shmtrain::testing {
 
-std::filesystem::path data_dir() { return SHMTRAIN_TEST_DATA_DIR; }
+std::filesystem::path fixtures_dir() { return SHMTRAIN_TEST_FIXTURES_DIR; }
 std::filesystem::path shmtrain_binary() { return SHMTRAIN_TEST_BINARY; }
 
 TempDir::TempDir() {

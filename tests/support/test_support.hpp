@@ -12,7 +12,7 @@
 
 namespace shmtrain::testing {
 
-std::filesystem::path data_dir();         // tests/data in the source tree
+std::filesystem::path fixtures_dir();     // tests/fixtures in the source tree
 std::filesystem::path shmtrain_binary();  // build/shmtrain
 
 class TempDir {
