@@ -1,0 +1,36 @@
+#pragma once
+// Tokenized examples in file order, and the label set they are classified into.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shmtrain::data {
+
+// One row of a data file, tokenized ([CLS] a [SEP] b [SEP], truncated, not padded).
+// The three arrays have the same length T_i.
+struct Example {
+  std::vector<std::int32_t> input_ids;       // (T_i), not padded (pre-tokenized rows: as given)
+  std::vector<std::int32_t> token_type_ids;  // (T_i)
+  std::vector<std::int32_t> attention_mask;  // (T_i)
+  std::int32_t label = -1;                   // class id (classification)
+  float target = 0.0f;                       // regression target (LabelSet::regression)
+};
+
+struct Dataset {
+  std::string source;  // the file read, for messages
+  std::vector<Example> examples;
+};
+
+// The classes of a task, id -> name, as config.json's id2label; or a regression target.
+struct LabelSet {
+  bool regression = false;
+  std::vector<std::string> names;  // id -> name, empty when regression
+
+  // The id of `name`, or nullopt when it is not one of names.
+  std::optional<std::int32_t> id_of(std::string_view name) const;
+  std::int64_t num_labels() const { return regression ? 1 : static_cast<std::int64_t>(names.size()); }
+};
+
+}  // namespace shmtrain::data
