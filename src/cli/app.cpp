@@ -25,6 +25,7 @@ int run(int argc, char** argv) {
       add_tokenize_command(app),
       add_topo_command(app),
       add_bench_command(app),
+      add_train_command(app),
   };
 
   try {

@@ -31,6 +31,8 @@ int create_temp(const std::filesystem::path& path, std::filesystem::path& temp_p
   throw SystemError(fmt::format("create temporary file for {}: 100 names taken", path.string()), EEXIST);
 }
 
+}  // namespace
+
 void fsync_folder(const std::filesystem::path& folder) {
   const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) throw_errno(fmt::format("open folder {}", folder.string()));
@@ -41,8 +43,6 @@ void fsync_folder(const std::filesystem::path& folder) {
   }
   if (::close(fd) != 0) throw_errno(fmt::format("close folder {}", folder.string()));
 }
-
-}  // namespace
 
 AtomicFile::AtomicFile(std::filesystem::path path) : path_(std::move(path)) {
   fd_ = create_temp(path_, temp_path_);

@@ -43,6 +43,9 @@ class AtomicFile {
   bool committed_ = false;
 };
 
+// fsync(2) on a folder, so that a rename inside it survives a crash. Throws SystemError.
+void fsync_folder(const std::filesystem::path& folder);
+
 // The common case: the whole contents at once.
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 

@@ -1,0 +1,37 @@
+#pragma once
+// A checkpoint folder, output_dir/checkpoint-<step>/, written whole or not at all
+// (io/atomic_folder.hpp): the model folder's files (Hugging Face loads a checkpoint like a
+// model), optimizer.safetensors (AdamW's moments and step) and trainer_state.json (the step,
+// the data position, the log history). Resuming from it continues the run exactly: the same
+// losses as a run that never stopped.
+#include <filesystem>
+#include <span>
+#include <string>
+
+#include "shmtrain/model/bert_config.hpp"
+#include "shmtrain/model/param_table.hpp"
+#include "shmtrain/optim/adamw.hpp"
+#include "shmtrain/text/tokenizer_files.hpp"
+#include "shmtrain/train/trainer_state.hpp"
+
+namespace shmtrain::train {
+
+struct CheckpointView {
+  const BertConfig& config;
+  const ParamTable& table;
+  std::span<const float> params;
+  AdamW& optimizer;
+  const TrainerState& state;
+  const text::TokenizerSpec& tokenizer;
+  const std::string& options_toml;
+};
+
+// Writes output_dir/checkpoint-<state.global_step> and returns its path.
+std::filesystem::path save_checkpoint(const std::filesystem::path& output_dir, const CheckpointView& checkpoint);
+
+// Reads a checkpoint into params and the optimizer; returns its trainer state. Throws
+// InputError naming the file when a part is missing or does not fit the model.
+TrainerState load_checkpoint(const std::filesystem::path& folder, const BertConfig& config, const ParamTable& table,
+                             std::span<float> params, AdamW& optimizer);
+
+}  // namespace shmtrain::train

@@ -1,0 +1,40 @@
+#pragma once
+// The run's output folder: what it may already hold, its checkpoint-N sub-folders, and the
+// files of a model folder that Hugging Face's from_pretrained loads.
+//
+// As run_glue.py: an output_dir that holds checkpoints but no finished model is an
+// interrupted run, and training resumes from its last checkpoint; one that holds anything
+// else is refused unless overwrite_output_dir, which removes the files shmtrain writes
+// there (checkpoints, model, metrics) and leaves any others alone.
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "shmtrain/model/bert_config.hpp"
+#include "shmtrain/model/param_table.hpp"
+#include "shmtrain/text/tokenizer_files.hpp"
+#include "shmtrain/train/train_options.hpp"
+
+namespace shmtrain::train {
+
+// "checkpoint-<step>" folders of `output_dir`, oldest (lowest step) first.
+std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& output_dir);
+
+// Creates output_dir when needed and decides where training starts: the returned path is the
+// checkpoint to resume from (options.resume_from_checkpoint, or the last one of an
+// interrupted run), empty for a fresh start. `notes` receives what was decided, for the log.
+// Throws InputError when output_dir holds another run and overwrite_output_dir is false.
+std::filesystem::path prepare_output_dir(const TrainOptions& options, std::vector<std::string>& notes);
+
+// Removes the oldest checkpoints beyond `limit`.
+void rotate_checkpoints(const std::filesystem::path& output_dir, std::int64_t limit);
+
+// Writes model.safetensors, config.json, the tokenizer files and shmtrain_config.toml (the
+// resolved options) into `folder`, each atomically.
+void write_model_folder(const std::filesystem::path& folder, const BertConfig& config, const ParamTable& table,
+                        std::span<const float> params, const text::TokenizerSpec& tokenizer,
+                        const std::string& options_toml);
+
+}  // namespace shmtrain::train

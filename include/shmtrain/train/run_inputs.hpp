@@ -1,0 +1,26 @@
+#pragma once
+// Everything a run reads before it trains: the model's config.json (with the run's labels and
+// dropout overrides applied), where its weights come from, the tokenizer, and the data.
+#include <filesystem>
+
+#include "shmtrain/data/task_data.hpp"
+#include "shmtrain/model/bert_config.hpp"
+#include "shmtrain/text/bert_tokenizer.hpp"
+#include "shmtrain/train/train_options.hpp"
+
+namespace shmtrain::train {
+
+struct RunInputs {
+  BertConfig config;
+  std::filesystem::path weights;  // model.safetensors to load; empty: random initialisation
+  std::filesystem::path config_source;
+  text::BertTokenizer tokenizer;
+  data::TaskData data;
+};
+
+// Throws InputError naming the file, flag or key: a missing model folder or file, a model
+// folder with only pytorch_model.bin, max_seq_length above max_position_embeddings, and every
+// error of the tokenizer and data readers.
+RunInputs load_run_inputs(const TrainOptions& options);
+
+}  // namespace shmtrain::train

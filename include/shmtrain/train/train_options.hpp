@@ -1,0 +1,69 @@
+#pragma once
+// Everything a training run is configured by, typed, after defaults < config file < command
+// line were resolved (cli/train_option_table.hpp declares each field once with its default
+// and help). Names are Hugging Face's (run_glue.py's arguments and TrainingArguments) where one
+// exists, so a user's habits carry over; the defaults are theirs too.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace shmtrain::train {
+
+struct TrainOptions {
+  // Model and tokenizer: a Hugging Face folder, or a config.json to start from random weights.
+  std::filesystem::path model_name_or_path;
+  std::filesystem::path config_name;     // config.json (or its folder) when not from model_name_or_path
+  std::filesystem::path tokenizer_name;  // vocab.txt / tokenizer.json / folder when not from the model folder
+  std::optional<bool> do_lower_case;
+  std::optional<double> hidden_dropout_prob;
+  std::optional<double> attention_probs_dropout_prob;
+
+  // Data.
+  std::string task_name;
+  std::filesystem::path data_dir;
+  std::filesystem::path train_file;
+  std::filesystem::path validation_file;
+  std::int64_t max_seq_length = 128;
+  bool pad_to_max_length = true;
+  std::optional<std::int64_t> max_train_samples;
+  std::optional<std::int64_t> max_eval_samples;
+
+  // The run.
+  std::filesystem::path output_dir;
+  bool overwrite_output_dir = false;
+  bool do_train = true;
+  bool do_eval = true;
+  std::filesystem::path resume_from_checkpoint;
+  bool dry_run = false;
+
+  // Optimisation.
+  double num_train_epochs = 3.0;
+  std::int64_t max_steps = -1;
+  std::int64_t per_device_train_batch_size = 8;
+  std::int64_t per_device_eval_batch_size = 8;
+  std::int64_t gradient_accumulation_steps = 1;
+  double learning_rate = 5e-5;
+  std::string lr_scheduler_type = "linear";
+  double warmup_ratio = 0.0;
+  std::int64_t warmup_steps = 0;
+  double weight_decay = 0.0;
+  double adam_beta1 = 0.9;
+  double adam_beta2 = 0.999;
+  double adam_epsilon = 1e-8;
+  double max_grad_norm = 1.0;
+  std::int64_t seed = 42;
+  bool shuffle = true;
+
+  // Logging, evaluation, checkpoints.
+  std::int64_t logging_steps = 500;
+  std::int64_t eval_steps = 0;  // 0: evaluate at the end only
+  std::int64_t save_steps = 500;  // 0: no checkpoints during training
+  std::optional<std::int64_t> save_total_limit;
+  bool disable_tqdm = false;  // no live progress line even on a terminal
+
+  // Compute.
+  std::optional<std::int64_t> threads;  // compute threads per worker; default: its cores
+};
+
+}  // namespace shmtrain::train

@@ -1,0 +1,41 @@
+#pragma once
+// The training loop of one worker, written against a Communicator so that one process
+// (LocalCommunicator) and P data-parallel workers run the same code:
+//
+//   for each optimizer step:
+//     zero the gradient arena
+//     for each of the accumulation's micro-batches: forward, backward (loss / micro-batches)
+//     all-reduce the gradients (average over workers) and the loss
+//     clip the global norm, AdamW at the schedule's learning rate
+//     log / evaluate / checkpoint when their step comes
+//
+// Semantics follow Hugging Face's Trainer (DESIGN.md "Numbers and semantics to keep"), with
+// one deliberate difference: an epoch whose micro-batches do not divide by
+// gradient_accumulation_steps ends with a shorter accumulation (its loss averaged over the
+// micro-batches it has) instead of carrying gradients into the next epoch.
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "shmtrain/comm/communicator.hpp"
+#include "shmtrain/train/train_options.hpp"
+
+namespace shmtrain::train {
+
+struct TrainSummary {
+  std::int64_t steps = 0;      // optimizer steps at the end
+  double train_loss = 0;       // mean of the steps' losses run in this process
+  double train_seconds = 0;
+  std::int64_t train_samples = 0;  // samples seen by all workers in this process's run
+  std::vector<std::pair<std::string, double>> eval_metrics;  // with the "eval_" prefix, HF's names
+};
+
+// Runs options (already validated) on `comm`. Rank 0 writes output_dir and prints progress
+// and log lines on `out`. `options_toml` is the resolved configuration saved with the model.
+// Throws InputError for bad input and Error for failures.
+TrainSummary run_training(const TrainOptions& options, const std::string& options_toml, comm::Communicator& comm,
+                          std::FILE* out);
+
+}  // namespace shmtrain::train

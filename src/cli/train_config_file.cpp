@@ -1,0 +1,84 @@
+// The --config TOML file of `shmtrain train`, and the rules between options that no single
+// option can check.
+#include <filesystem>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "shmtrain/cli/train_option_table.hpp"
+#include "shmtrain/common/error.hpp"
+
+namespace shmtrain::cli {
+namespace {
+
+std::string where(const std::filesystem::path& path, const toml::source_region& region) {
+  return fmt::format("{}:{}", path.string(), region.begin.line);
+}
+
+// What the file wrote, as an OptionValue; nullopt for tables, arrays, dates.
+std::optional<OptionValue> value_of(const toml::node& node) {
+  if (const auto* b = node.as_boolean()) return OptionValue{b->get()};
+  if (const auto* i = node.as_integer()) return OptionValue{i->get()};
+  if (const auto* f = node.as_floating_point()) return OptionValue{f->get()};
+  if (const auto* s = node.as_string()) return OptionValue{s->get()};
+  return std::nullopt;
+}
+
+}  // namespace
+
+void apply_config_file(const std::filesystem::path& path, train::TrainOptions& options) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) {
+    fail_input("{}: config file not found (--config takes a TOML file such as configs/demo.toml)", path.string());
+  }
+  toml::table table;
+  try {
+    table = toml::parse_file(path.string());
+  } catch (const toml::parse_error& e) {
+    fail_input("{}:{}: not valid TOML: {}", path.string(), e.source().begin.line, e.description());
+  }
+  for (const auto& [key, node] : table) {
+    const std::string location = where(path, node.source());
+    const OptionSpec* spec = find_train_option(key.str());
+    if (spec == nullptr) {
+      fail_input("{}: unknown key '{}' (`shmtrain train --help` lists the options)", location, key.str());
+    }
+    const std::optional<OptionValue> value = value_of(node);
+    if (!value) {
+      fail_input("{}: {} must be a single value, not a {}", location, key.str(),
+                 node.is_table() ? "table" : node.is_array() ? "list" : "date or time");
+    }
+    spec->set(options, *value, location);
+  }
+}
+
+void validate_train_options(const train::TrainOptions& options) {
+  if (options.output_dir.empty()) fail_input("output_dir is not set: pass --output_dir DIR or set it in the config");
+  if (options.model_name_or_path.empty() && options.config_name.empty()) {
+    fail_input(
+        "no model: pass --model_name_or_path (a Hugging Face model folder) or --config_name (a config.json "
+        "to train from random weights)");
+  }
+  if (!options.model_name_or_path.empty() && !options.config_name.empty()) {
+    fail_input("model_name_or_path and config_name are both set: give one (config_name starts from random weights)");
+  }
+  if (options.model_name_or_path.empty() && options.tokenizer_name.empty()) {
+    fail_input("config_name needs tokenizer_name (a vocab.txt, tokenizer.json or their folder)");
+  }
+  if (!options.do_train && !options.do_eval && !options.dry_run) {
+    fail_input("do_train and do_eval are both false: nothing to do");
+  }
+  if (!options.do_train && !options.resume_from_checkpoint.empty()) {
+    fail_input("resume_from_checkpoint needs do_train");
+  }
+  if (options.max_steps <= 0 && options.num_train_epochs <= 0) {
+    fail_input("num_train_epochs must be > 0 when max_steps is not set");
+  }
+  if (options.max_steps == 0 || options.max_steps < -1) {
+    fail_input("max_steps must be a positive number of steps, or -1 to use num_train_epochs; got {}",
+               options.max_steps);
+  }
+}
+
+}  // namespace shmtrain::cli

@@ -1,0 +1,117 @@
+#include "shmtrain/train/output_dir.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/io/atomic_file.hpp"
+#include "shmtrain/io/atomic_folder.hpp"
+#include "shmtrain/io/hf_config.hpp"
+#include "shmtrain/io/model_weights.hpp"
+#include "shmtrain/io/tokenizer_writer.hpp"
+
+namespace shmtrain::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kCheckpointPrefix = "checkpoint-";
+
+// The files a run writes into output_dir itself (besides checkpoints).
+constexpr const char* kRunFiles[] = {
+    "model.safetensors", "config.json",        "vocab.txt",          "tokenizer_config.json",
+    "special_tokens_map.json", "shmtrain_config.toml", "metrics.jsonl", "trainer_state.json",
+    "eval_results.json", "train_results.json", "all_results.json",
+};
+
+std::int64_t checkpoint_step(const fs::path& path) {
+  const std::string name = path.filename().string();
+  if (name.rfind(kCheckpointPrefix, 0) != 0) return -1;
+  std::int64_t step = -1;
+  const char* begin = name.data() + kCheckpointPrefix.size();
+  const char* end = name.data() + name.size();
+  const auto [last, error] = std::from_chars(begin, end, step);
+  if (error != std::errc{} || last != end || begin == end) return -1;
+  return step;
+}
+
+bool is_empty_folder(const fs::path& folder) {
+  std::error_code error;
+  return fs::directory_iterator(folder, error) == fs::directory_iterator();
+}
+
+}  // namespace
+
+std::vector<fs::path> list_checkpoints(const fs::path& output_dir) {
+  std::vector<std::pair<std::int64_t, fs::path>> found;
+  std::error_code error;
+  for (fs::directory_iterator it(output_dir, error), end; !error && it != end; it.increment(error)) {
+    const std::int64_t step = checkpoint_step(it->path());
+    if (step >= 0 && it->is_directory()) found.emplace_back(step, it->path());
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<fs::path> paths;
+  for (auto& [step, path] : found) paths.push_back(std::move(path));
+  return paths;
+}
+
+fs::path prepare_output_dir(const TrainOptions& options, std::vector<std::string>& notes) {
+  const fs::path& dir = options.output_dir;
+  std::error_code error;
+  if (fs::exists(dir, error) && !fs::is_directory(dir, error)) {
+    fail_input("output_dir {} exists and is not a folder", dir.string());
+  }
+  if (!fs::exists(dir, error)) {
+    fs::create_directories(dir, error);
+    if (error) fail_input("output_dir {}: cannot create it: {}", dir.string(), error.message());
+  }
+  if (const int removed = io::remove_stale_temporaries(dir); removed > 0) {
+    notes.push_back(fmt::format("removed {} unfinished temporary file(s) an interrupted run left in {}", removed,
+                                dir.string()));
+  }
+  if (!options.resume_from_checkpoint.empty()) {
+    if (!fs::is_directory(options.resume_from_checkpoint, error)) {
+      fail_input("resume_from_checkpoint {}: no such checkpoint folder", options.resume_from_checkpoint.string());
+    }
+    return options.resume_from_checkpoint;
+  }
+  if (!options.do_train || is_empty_folder(dir)) return {};
+
+  if (options.overwrite_output_dir) {
+    for (const fs::path& checkpoint : list_checkpoints(dir)) fs::remove_all(checkpoint, error);
+    for (const char* name : kRunFiles) fs::remove(dir / name, error);
+    notes.push_back(fmt::format("overwrite_output_dir: removed the previous run's files from {}", dir.string()));
+    return {};
+  }
+  const std::vector<fs::path> checkpoints = list_checkpoints(dir);
+  if (!checkpoints.empty() && !fs::exists(dir / "model.safetensors", error)) {
+    notes.push_back(fmt::format("{} holds an interrupted run: resuming from {} (pass --overwrite_output_dir to "
+                                "start over)",
+                                dir.string(), checkpoints.back().filename().string()));
+    return checkpoints.back();
+  }
+  fail_input("output_dir {} already holds {}; pass --overwrite_output_dir to replace it, or choose another folder",
+             dir.string(), fs::exists(dir / "model.safetensors", error) ? "a finished run" : "other files");
+}
+
+void rotate_checkpoints(const fs::path& output_dir, std::int64_t limit) {
+  std::vector<fs::path> checkpoints = list_checkpoints(output_dir);
+  std::error_code error;
+  for (std::size_t i = 0; i + static_cast<std::size_t>(limit) < checkpoints.size(); ++i) {
+    fs::remove_all(checkpoints[i], error);
+  }
+}
+
+void write_model_folder(const fs::path& folder, const BertConfig& config, const ParamTable& table,
+                        std::span<const float> params, const text::TokenizerSpec& tokenizer,
+                        const std::string& options_toml) {
+  io::save_model_weights(folder / "model.safetensors", table, params);
+  io::write_hf_config(folder / "config.json", config);
+  io::write_tokenizer_files(folder, tokenizer, static_cast<std::size_t>(config.max_position_embeddings));
+  io::write_file_atomically(folder / "shmtrain_config.toml", options_toml);
+}
+
+}  // namespace shmtrain::train

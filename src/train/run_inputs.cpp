@@ -1,0 +1,98 @@
+#include "shmtrain/train/run_inputs.hpp"
+
+#include <system_error>
+
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/io/hf_config.hpp"
+
+namespace shmtrain::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_file(const fs::path& path) {
+  std::error_code error;
+  return fs::is_regular_file(path, error);
+}
+
+bool is_folder(const fs::path& path) {
+  std::error_code error;
+  return fs::is_directory(path, error);
+}
+
+// The model folder's config.json and model.safetensors, or the config_name file.
+void locate_model(const TrainOptions& options, fs::path& config, fs::path& weights) {
+  if (!options.model_name_or_path.empty()) {
+    const fs::path& folder = options.model_name_or_path;
+    if (!is_folder(folder)) {
+      fail_input("model_name_or_path {}: no such folder (pass a Hugging Face model folder with config.json, "
+                 "model.safetensors and vocab.txt)",
+                 folder.string());
+    }
+    config = folder / "config.json";
+    if (!is_file(config)) fail_input("{}: config.json not found in the model folder", folder.string());
+    weights = folder / "model.safetensors";
+    if (!is_file(weights)) {
+      if (is_file(folder / "pytorch_model.bin")) {
+        fail_input("{}: holds pytorch_model.bin but no model.safetensors; shmtrain reads safetensors only "
+                   "(save the model with save_pretrained(dir, safe_serialization=True))",
+                   folder.string());
+      }
+      fail_input("{}: model.safetensors not found in the model folder", folder.string());
+    }
+    return;
+  }
+  config = is_folder(options.config_name) ? options.config_name / "config.json" : options.config_name;
+  if (!is_file(config)) fail_input("config_name {}: file not found (pass a config.json)", config.string());
+}
+
+// The run's labels replace config.json's, as run_glue.py sets num_labels, label2id and
+// id2label from the data.
+void apply_labels(const data::LabelSet& labels, BertConfig& config) {
+  if (labels.regression) {
+    config.id2label = {"LABEL_0"};
+    config.problem_type = "regression";
+  } else {
+    config.id2label = labels.names;
+    config.problem_type = "single_label_classification";
+  }
+}
+
+}  // namespace
+
+RunInputs load_run_inputs(const TrainOptions& options) {
+  fs::path config_path;
+  fs::path weights;
+  locate_model(options, config_path, weights);
+  BertConfig config = io::read_hf_config(config_path);
+  if (options.hidden_dropout_prob) config.hidden_dropout_prob = *options.hidden_dropout_prob;
+  if (options.attention_probs_dropout_prob) config.attention_probs_dropout_prob = *options.attention_probs_dropout_prob;
+  if (options.max_seq_length > config.max_position_embeddings) {
+    fail_input("max_seq_length {} is above the model's max_position_embeddings {} ({})", options.max_seq_length,
+               config.max_position_embeddings, config_path.string());
+  }
+
+  const fs::path tokenizer_path = options.tokenizer_name.empty() ? options.model_name_or_path : options.tokenizer_name;
+  text::BertTokenizer tokenizer = text::BertTokenizer::from_path(tokenizer_path, options.do_lower_case);
+  if (static_cast<std::int64_t>(tokenizer.vocab().size()) > config.vocab_size) {
+    fail_input("{}: the vocabulary has {} tokens but {} says vocab_size {}", tokenizer.spec().source,
+               tokenizer.vocab().size(), config_path.string(), config.vocab_size);
+  }
+
+  data::DataOptions data_options;
+  data_options.task_name = options.task_name;
+  data_options.data_dir = options.data_dir;
+  data_options.train_file = options.train_file;
+  data_options.validation_file = options.validation_file;
+  data_options.max_seq_length = static_cast<std::size_t>(options.max_seq_length);
+  if (options.max_train_samples) data_options.max_train_samples = static_cast<std::size_t>(*options.max_train_samples);
+  if (options.max_eval_samples) data_options.max_eval_samples = static_cast<std::size_t>(*options.max_eval_samples);
+  data::TaskData data = data::load_task_data(data_options, tokenizer, options.do_train, options.do_eval);
+
+  apply_labels(data.labels, config);
+  config.validate(config_path.string());
+  return RunInputs{std::move(config), std::move(weights), std::move(config_path), std::move(tokenizer),
+                   std::move(data)};
+}
+
+}  // namespace shmtrain::train
