@@ -18,45 +18,29 @@
 namespace shmtrain::testing {
 namespace {
 
-struct CliRun {
-  int exit_code;
-  std::string out;
-};
-
-CliRun run_shmtrain(const std::string& arguments) {
-  const std::string command = shmtrain_binary().string() + " " + arguments + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) throw std::runtime_error("popen " + command);
-  std::string out;
-  char buffer[4096];
-  while (std::size_t n = fread(buffer, 1, sizeof(buffer), pipe)) out.append(buffer, n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
 TEST(Cli, TopoPrintsTheSyntheticMachineAndSaysBindingIsSkipped) {
   const CliRun run = run_shmtrain("topo --topology 'package:2 numa:2 core:4 pu:2' --placement numa");
-  EXPECT_EQ(run.exit_code, 0) << run.out;
-  EXPECT_NE(run.out.find("2 package(s), 4 NUMA node(s), 16 core(s), 32 PU(s)"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("   3        1       3      4        4  24,26,28,30"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("binding skipped"), std::string::npos) << run.out;
+  EXPECT_EQ(run.exit_code, 0) << run.output();
+  EXPECT_NE(run.output().find("2 package(s), 4 NUMA node(s), 16 core(s), 32 PU(s)"), std::string::npos) << run.output();
+  EXPECT_NE(run.output().find("   3        1       3      4        4  24,26,28,30"), std::string::npos) << run.output();
+  EXPECT_NE(run.output().find("binding skipped"), std::string::npos) << run.output();
 }
 
 TEST(Cli, TopoRejectsABadTopology) {
   const CliRun run = run_shmtrain("topo --topology 'package:x'");
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_NE(run.out.find("shmtrain: error: 'package:x' is neither"), std::string::npos) << run.out;
+  EXPECT_NE(run.output().find("shmtrain: error: 'package:x' is neither"), std::string::npos) << run.output();
 }
 
 TEST(Cli, TopoCheckBindingShowsWorkersOnTheirPlannedCpus) {
   const CliRun run = run_shmtrain("topo --check_binding --nproc_per_node 2");
-  EXPECT_EQ(run.exit_code, 0) << run.out;
-  EXPECT_NE(run.out.find("running on cpus"), std::string::npos) << run.out;
+  EXPECT_EQ(run.exit_code, 0) << run.output();
+  EXPECT_NE(run.output().find("running on cpus"), std::string::npos) << run.output();
 }
 
 TEST(Cli, BenchAllreducePrintsVerifiedJsonPerSize) {
   const CliRun run = run_shmtrain("bench allreduce --nproc_per_node 2 --sizes 4K,1M --iters 3 --json");
-  ASSERT_EQ(run.exit_code, 0) << run.out;
+  ASSERT_EQ(run.exit_code, 0) << run.output();
   std::size_t lines = 0;
   std::size_t start = 0;
   for (std::size_t end; (end = run.out.find('\n', start)) != std::string::npos; start = end + 1) {

@@ -1,5 +1,6 @@
 #include "support/test_support.hpp"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -95,6 +96,22 @@ std::vector<std::string> folder_entries(const std::filesystem::path& folder) {
     names.push_back(entry.path().filename());
   std::sort(names.begin(), names.end());
   return names;
+}
+
+}  // namespace shmtrain::testing
+
+namespace shmtrain::testing {
+
+CliRun run_shmtrain(const std::string& arguments) {
+  const TempDir dir;
+  const std::string command = shmtrain_binary().string() + " " + arguments + " >" + (dir / "out.txt").string() +
+                              " 2>" + (dir / "err.txt").string() + " </dev/null";
+  const int status = std::system(command.c_str());
+  CliRun run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = read_file(dir / "out.txt");
+  run.err = read_file(dir / "err.txt");
+  return run;
 }
 
 }  // namespace shmtrain::testing

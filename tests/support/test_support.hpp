@@ -42,6 +42,15 @@ std::string read_file(const std::filesystem::path& path);
 // The message of the InputError that `action` throws, or "(no InputError)".
 std::string error_of(const std::function<void()>& action);
 
+// `build/shmtrain <arguments>` (shell words, as written), its exit code and what it printed.
+struct CliRun {
+  int exit_code = -1;  // -1: killed by a signal
+  std::string out;
+  std::string err;
+  std::string output() const { return out + err; }
+};
+CliRun run_shmtrain(const std::string& arguments);
+
 // The names in `folder`, sorted (to check that a failed write left nothing behind).
 std::vector<std::string> folder_entries(const std::filesystem::path& folder);
 

@@ -1,0 +1,59 @@
+#include "reference_run.hpp"
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace shmtrain::testing {
+
+ReferenceRun write_reference_run(const TempDir& dir) {
+  ReferenceRun run;
+  const std::filesystem::path fixture = fixtures_dir() / "reference_tiny";
+  run.model = dir / "model";
+  std::filesystem::create_directories(run.model);
+  std::filesystem::copy_file(fixture / "config.json", run.model / "config.json");
+  std::filesystem::copy_file(fixture / "model.safetensors", run.model / "model.safetensors");
+  // BERT's uncased layout: [PAD] 0, [UNK] 100, [CLS] 101, [SEP] 102, [MASK] 103 (the ids the
+  // fixture's batches use), filler tokens elsewhere.
+  std::string vocab;
+  for (int id = 0; id < 1000; ++id) {
+    if (id == 0) vocab += "[PAD]\n";
+    else if (id == 100) vocab += "[UNK]\n";
+    else if (id == 101) vocab += "[CLS]\n";
+    else if (id == 102) vocab += "[SEP]\n";
+    else if (id == 103) vocab += "[MASK]\n";
+    else vocab += "w" + std::to_string(id) + "\n";
+  }
+  write_file(run.model / "vocab.txt", vocab);
+
+  const nlohmann::json batches = nlohmann::json::parse(read_file(fixture / "batches.json")).at("batches");
+  std::string rows;
+  for (const nlohmann::json& batch : batches) {
+    for (std::size_t i = 0; i < batch.at("labels").size(); ++i) {
+      nlohmann::ordered_json row;
+      row["input_ids"] = batch.at("input_ids")[i];
+      row["token_type_ids"] = batch.at("token_type_ids")[i];
+      row["attention_mask"] = batch.at("attention_mask")[i];
+      row["label"] = batch.at("labels")[i];
+      rows += row.dump() + "\n";
+    }
+  }
+  run.train_file = dir / "train.jsonl";
+  write_file(run.train_file, rows);
+  const nlohmann::json reference = nlohmann::json::parse(read_file(fixture / "reference_losses.json"));
+  run.losses = reference.at("losses").get<std::vector<double>>();
+  return run;
+}
+
+std::vector<std::pair<long, double>> metric_by_step(const std::filesystem::path& metrics, const std::string& key) {
+  std::vector<std::pair<long, double>> values;
+  std::ifstream in(metrics);
+  std::string line;
+  while (std::getline(in, line)) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    if (record.contains(key)) values.emplace_back(record.at("step").get<long>(), record.at(key).get<double>());
+  }
+  return values;
+}
+
+}  // namespace shmtrain::testing
