@@ -51,9 +51,10 @@ std::vector<std::int64_t> random_permutation(std::int64_t n, std::uint64_t seed)
 std::vector<std::int64_t> epoch_indices(std::int64_t dataset_size, bool shuffle, std::uint64_t seed,
                                         std::int64_t epoch, int rank, int world_size) {
   if (dataset_size < 0 || world_size < 1 || rank < 0 || rank >= world_size) {
-    throw Error(fmt::format("epoch_indices: dataset_size {} rank {} world_size {}: need dataset_size >= 0 and "
-                            "0 <= rank < world_size",
-                            dataset_size, rank, world_size));
+    throw Error(
+        fmt::format("epoch_indices: dataset_size {} rank {} world_size {}: need dataset_size >= 0 and "
+                    "0 <= rank < world_size",
+                    dataset_size, rank, world_size));
   }
   if (dataset_size == 0) return {};
   std::vector<std::int64_t> order;
