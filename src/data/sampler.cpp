@@ -21,8 +21,8 @@ class SplitMix64 {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }
-  // Uniform in [0, bound), bound >= 1: draws below 2^64 - (2^64 mod bound) are rejected-free
-  // multiples of bound, so taking them mod bound has no bias.
+  // Uniform in [0, bound), bound >= 1. Draws below 2^64 mod bound are rejected: the rest,
+  // [2^64 mod bound, 2^64), is a whole number of copies of [0, bound), so mod has no bias.
   std::uint64_t below(std::uint64_t bound) {
     const std::uint64_t threshold = (0 - bound) % bound;  // 2^64 mod bound
     for (;;) {
