@@ -21,7 +21,8 @@ Batch collate(const Dataset& dataset, std::span<const std::int64_t> indices, std
     }
     if (example.token_type_ids.size() != example.input_ids.size() ||
         example.attention_mask.size() != example.input_ids.size()) {
-      fail_input("{}: row {}: input_ids, token_type_ids and attention_mask differ in length", dataset.source, index);
+      fail_input("{}: row {}: input_ids, token_type_ids and attention_mask differ in length", dataset.source,
+                 index);
     }
     longest = std::max(longest, example.input_ids.size());
   }
@@ -41,8 +42,10 @@ Batch collate(const Dataset& dataset, std::span<const std::int64_t> indices, std
   for (std::size_t b = 0; b < indices.size(); ++b) {
     const Example& example = dataset.examples[static_cast<std::size_t>(indices[b])];
     std::copy(example.input_ids.begin(), example.input_ids.end(), batch.input_ids.begin() + b * seq);
-    std::copy(example.token_type_ids.begin(), example.token_type_ids.end(), batch.token_type_ids.begin() + b * seq);
-    std::copy(example.attention_mask.begin(), example.attention_mask.end(), batch.attention_mask.begin() + b * seq);
+    std::copy(example.token_type_ids.begin(), example.token_type_ids.end(),
+              batch.token_type_ids.begin() + b * seq);
+    std::copy(example.attention_mask.begin(), example.attention_mask.end(),
+              batch.attention_mask.begin() + b * seq);
     if (regression) {
       batch.targets.push_back(example.target);
     } else {

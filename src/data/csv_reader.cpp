@@ -71,10 +71,11 @@ class CsvParser {
       field.push_back(c);
       ++pos_;
     }
-    if (pos_ < text_.size() && text_[pos_] == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n') ++pos_;
+    if (pos_ < text_.size() && text_[pos_] == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n')
+      ++pos_;
     if (pos_ < text_.size() && text_[pos_] != ',' && text_[pos_] != '\n') {
-      fail_input("{}:{}: unexpected text after a closing quote; inside a quoted field write a quote as \"\"", source_,
-                 line_);
+      fail_input("{}:{}: unexpected text after a closing quote; inside a quoted field write a quote as \"\"",
+                 source_, line_);
     }
   }
 

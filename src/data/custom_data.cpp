@@ -24,7 +24,8 @@ struct RawFile {
 
 std::string lower_extension(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return ext;
 }
 
@@ -44,7 +45,8 @@ RawFile read_raw_file(const std::filesystem::path& path, const char* flag, std::
     }
     file.table = json_lines_table(std::move(lines));
   } else {
-    fail_input("{}: unsupported file type '{}'; {} takes a .csv, .tsv, .json or .jsonl file", file.source, ext, flag);
+    fail_input("{}: unsupported file type '{}'; {} takes a .csv, .tsv, .json or .jsonl file", file.source,
+               ext, flag);
   }
   const std::size_t label = file.table.column("label", "run_glue reads the labels from a column named label");
   file.labels = column_labels(file.table, label);
@@ -59,7 +61,8 @@ std::vector<std::string> text_columns(const Table& table) {
   for (const std::string& name : table.columns) {
     if (name != "label" && names.size() < 2) names.push_back(name);
   }
-  if (names.empty()) fail_input("{}: no text column: only 'label' (columns: {})", table.source, join_names(table.columns));
+  if (names.empty())
+    fail_input("{}: no text column: only 'label' (columns: {})", table.source, join_names(table.columns));
   return names;
 }
 

@@ -18,6 +18,9 @@ LabelSet GlueTask::label_set() const {
 }
 
 const std::vector<GlueTask>& glue_tasks() {
+  // One row per task: name, title, dev file, header-less columns, text a, text b, label
+  // column, label values in the file, label names.
+  // clang-format off
   static const std::vector<GlueTask> tasks = {
       {"cola", "CoLA", "dev.tsv", {"source", "label", "original annotation", "sentence"}, "sentence", "", "label",
        {"0", "1"}, {"unacceptable", "acceptable"}},
@@ -34,6 +37,7 @@ const std::vector<GlueTask>& glue_tasks() {
       {"rte", "RTE", "dev.tsv", {}, "sentence1", "sentence2", "label", {"entailment", "not_entailment"},
        {"entailment", "not_entailment"}},
   };
+  // clang-format on
   return tasks;
 }
 
@@ -45,7 +49,8 @@ const GlueTask* find_glue_task(std::string_view name) {
 
 namespace {
 
-void set_labels(const GlueTask& task, const Table& table, std::size_t label_column, std::vector<Example>& examples) {
+void set_labels(const GlueTask& task, const Table& table, std::size_t label_column,
+                std::vector<Example>& examples) {
   for (std::size_t i = 0; i < table.records.size(); ++i) {
     const Record& record = table.records[i];
     const std::string& text = record.fields[label_column].text;
@@ -60,7 +65,8 @@ void set_labels(const GlueTask& task, const Table& table, std::size_t label_colu
     }
     const auto it = std::find(task.label_values.begin(), task.label_values.end(), text);
     if (it == task.label_values.end()) {
-      fail_input("{}:{}: label '{}' is not one of {}", table.source, record.line, text, join_names(task.label_values));
+      fail_input("{}:{}: label '{}' is not one of {}", table.source, record.line, text,
+                 join_names(task.label_values));
     }
     examples[i].label = static_cast<std::int32_t>(it - task.label_values.begin());
   }
@@ -68,10 +74,11 @@ void set_labels(const GlueTask& task, const Table& table, std::size_t label_colu
 
 }  // namespace
 
-Dataset load_glue_split(const GlueTask& task, const std::filesystem::path& file, const text::BertTokenizer& tokenizer,
-                        std::size_t max_seq_length, std::optional<std::size_t> max_samples) {
-  const std::string what = fmt::format("{}'s {} from GLUE's download script (--data_dir)", task.title,
-                                       file.filename().string());
+Dataset load_glue_split(const GlueTask& task, const std::filesystem::path& file,
+                        const text::BertTokenizer& tokenizer, std::size_t max_seq_length,
+                        std::optional<std::size_t> max_samples) {
+  const std::string what =
+      fmt::format("{}'s {} from GLUE's download script (--data_dir)", task.title, file.filename().string());
   Table table = read_tsv(file, what, task.columns.empty(), task.columns);
   const std::string hint = fmt::format("is this {}'s {}?", task.title, file.filename().string());
   const std::size_t column_a = table.column(task.text_a, hint);

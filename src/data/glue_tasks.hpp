@@ -18,7 +18,7 @@ struct GlueTask {
   std::string dev_file;              // "dev.tsv"; mnli: "dev_matched.tsv"
   std::vector<std::string> columns;  // a header-less file's columns (CoLA); empty: the file has a header
   std::string text_a;
-  std::string text_b;                // "" for single-sentence tasks
+  std::string text_b;  // "" for single-sentence tasks
   std::string label_column;
   std::vector<std::string> label_values;  // as written in the file, in id order; empty: regression
   std::vector<std::string> label_names;   // id -> name
@@ -30,7 +30,8 @@ const std::vector<GlueTask>& glue_tasks();
 const GlueTask* find_glue_task(std::string_view name);
 
 // DIR/train.tsv or DIR/<dev_file>, its first max_samples rows, tokenized and labelled.
-Dataset load_glue_split(const GlueTask& task, const std::filesystem::path& file, const text::BertTokenizer& tokenizer,
-                        std::size_t max_seq_length, std::optional<std::size_t> max_samples);
+Dataset load_glue_split(const GlueTask& task, const std::filesystem::path& file,
+                        const text::BertTokenizer& tokenizer, std::size_t max_seq_length,
+                        std::optional<std::size_t> max_samples);
 
 }  // namespace shmtrain::data

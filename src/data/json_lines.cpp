@@ -14,9 +14,7 @@ std::string_view json_error_text(std::string_view what) {
   return what;
 }
 
-bool is_blank(std::string_view line) {
-  return line.find_first_not_of(" \t\r") == std::string_view::npos;
-}
+bool is_blank(std::string_view line) { return line.find_first_not_of(" \t\r") == std::string_view::npos; }
 
 }  // namespace
 
@@ -45,7 +43,8 @@ JsonLines read_json_lines(const std::filesystem::path& path, std::string_view wh
                  row.object.type_name());
     }
   }
-  if (out.rows.empty()) fail_input("{}: no rows (the file holds no JSON object); expected {}", out.source, what);
+  if (out.rows.empty())
+    fail_input("{}: no rows (the file holds no JSON object); expected {}", out.source, what);
   return out;
 }
 

@@ -31,8 +31,8 @@ LabelRules infer_label_rules(const std::vector<RawLabel>& labels, const std::str
 
 // Sets each example's label (or target) from labels[i]. InputError "SOURCE:LINE: ..." for a
 // label not in the set, or not a number for a regression.
-void apply_label_rules(const LabelRules& rules, const std::vector<RawLabel>& labels, const std::string& source,
-                       std::vector<Example>& examples);
+void apply_label_rules(const LabelRules& rules, const std::vector<RawLabel>& labels,
+                       const std::string& source, std::vector<Example>& examples);
 
 // The labels of column `column` of every record.
 std::vector<RawLabel> column_labels(const Table& table, std::size_t column);

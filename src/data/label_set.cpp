@@ -99,10 +99,11 @@ LabelRules infer_label_rules(const std::vector<RawLabel>& labels, const std::str
   return rules;
 }
 
-void apply_label_rules(const LabelRules& rules, const std::vector<RawLabel>& labels, const std::string& source,
-                       std::vector<Example>& examples) {
+void apply_label_rules(const LabelRules& rules, const std::vector<RawLabel>& labels,
+                       const std::string& source, std::vector<Example>& examples) {
   std::unordered_map<std::string, std::int32_t> ids;
-  for (std::size_t id = 0; id < rules.set.names.size(); ++id) ids.emplace(rules.set.names[id], static_cast<std::int32_t>(id));
+  for (std::size_t id = 0; id < rules.set.names.size(); ++id)
+    ids.emplace(rules.set.names[id], static_cast<std::int32_t>(id));
   for (std::size_t i = 0; i < labels.size() && i < examples.size(); ++i) {
     const RawLabel& label = labels[i];
     const TypedLabel typed = type_of(label, source);
@@ -114,11 +115,12 @@ void apply_label_rules(const LabelRules& rules, const std::vector<RawLabel>& lab
       examples[i].target = static_cast<float>(typed.number);
       continue;
     }
-    const auto id = ids.find(rules.integer_names ? (typed.type == LabelType::integer ? std::to_string(typed.integer) : "")
-                                                 : label.value.text);
+    const auto id =
+        ids.find(rules.integer_names ? (typed.type == LabelType::integer ? std::to_string(typed.integer) : "")
+                                     : label.value.text);
     if (id == ids.end()) {
-      fail_input("{}:{}: label '{}' is not one of the training labels ({})", source, label.line, label.value.text,
-                 join_names(rules.set.names));
+      fail_input("{}:{}: label '{}' is not one of the training labels ({})", source, label.line,
+                 label.value.text, join_names(rules.set.names));
     }
     examples[i].label = id->second;
   }

@@ -18,7 +18,8 @@ std::vector<std::int32_t> int_array(const JsonLines& lines, const JsonRow& row, 
   present = it != row.object.end();
   if (!present) return out;
   if (!it->is_array()) {
-    fail_input("{}:{}: \"{}\" must be an array of integers, found {}", lines.source, row.line, key, it->type_name());
+    fail_input("{}:{}: \"{}\" must be an array of integers, found {}", lines.source, row.line, key,
+               it->type_name());
   }
   out.reserve(it->size());
   for (std::size_t i = 0; i < it->size(); ++i) {
@@ -34,8 +35,8 @@ std::vector<std::int32_t> int_array(const JsonLines& lines, const JsonRow& row, 
       ok = v >= 0 && v <= max_value;
     }
     if (!ok) {
-      fail_input("{}:{}: {}[{}] = {} is not an integer in [0, {}]", lines.source, row.line, key, i, value.dump(),
-                 max_value);
+      fail_input("{}:{}: {}[{}] = {} is not an integer in [0, {}]", lines.source, row.line, key, i,
+                 value.dump(), max_value);
     }
     out.push_back(static_cast<std::int32_t>(v));
   }
@@ -63,21 +64,22 @@ void read_pretokenized(const JsonLines& lines, std::size_t max_seq_length, std::
     const std::size_t length = example.input_ids.size();
     if (length == 0) fail_input("{}:{}: input_ids is empty", lines.source, row.line);
     if (length > max_seq_length) {
-      fail_input("{}:{}: {} tokens, more than --max_seq_length {}; pre-tokenized rows are not truncated: shorten "
-                 "them or raise --max_seq_length",
-                 lines.source, row.line, length, max_seq_length);
+      fail_input(
+          "{}:{}: {} tokens, more than --max_seq_length {}; pre-tokenized rows are not truncated: shorten "
+          "them or raise --max_seq_length",
+          lines.source, row.line, length, max_seq_length);
     }
     example.token_type_ids = int_array(lines, row, "token_type_ids", kMaxId, present);
     if (!present) example.token_type_ids.assign(length, 0);
     if (example.token_type_ids.size() != length) {
-      fail_input("{}:{}: token_type_ids has {} values, input_ids {}; they must be as long", lines.source, row.line,
-                 example.token_type_ids.size(), length);
+      fail_input("{}:{}: token_type_ids has {} values, input_ids {}; they must be as long", lines.source,
+                 row.line, example.token_type_ids.size(), length);
     }
     example.attention_mask = int_array(lines, row, "attention_mask", 1, present);
     if (!present) example.attention_mask.assign(length, 1);
     if (example.attention_mask.size() != length) {
-      fail_input("{}:{}: attention_mask has {} values, input_ids {}; they must be as long", lines.source, row.line,
-                 example.attention_mask.size(), length);
+      fail_input("{}:{}: attention_mask has {} values, input_ids {}; they must be as long", lines.source,
+                 row.line, example.attention_mask.size(), length);
     }
     const auto label = row.object.find("label");
     labels.push_back(RawLabel{row.line, json_value(label == row.object.end() ? nullptr : &*label)});

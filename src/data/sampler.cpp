@@ -21,8 +21,8 @@ class SplitMix64 {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }
-  // Uniform in [0, bound), bound >= 1: draws below 2^64 - (2^64 mod bound) are rejected-free
-  // multiples of bound, so taking them mod bound has no bias.
+  // Uniform in [0, bound), bound >= 1. Draws below 2^64 mod bound are rejected: the rest,
+  // [2^64 mod bound, 2^64), is a whole number of copies of [0, bound), so mod has no bias.
   std::uint64_t below(std::uint64_t bound) {
     const std::uint64_t threshold = (0 - bound) % bound;  // 2^64 mod bound
     for (;;) {
@@ -51,9 +51,10 @@ std::vector<std::int64_t> random_permutation(std::int64_t n, std::uint64_t seed)
 std::vector<std::int64_t> epoch_indices(std::int64_t dataset_size, bool shuffle, std::uint64_t seed,
                                         std::int64_t epoch, int rank, int world_size) {
   if (dataset_size < 0 || world_size < 1 || rank < 0 || rank >= world_size) {
-    throw Error(fmt::format("epoch_indices: dataset_size {} rank {} world_size {}: need dataset_size >= 0 and "
-                            "0 <= rank < world_size",
-                            dataset_size, rank, world_size));
+    throw Error(
+        fmt::format("epoch_indices: dataset_size {} rank {} world_size {}: need dataset_size >= 0 and "
+                    "0 <= rank < world_size",
+                    dataset_size, rank, world_size));
   }
   if (dataset_size == 0) return {};
   std::vector<std::int64_t> order;

@@ -28,7 +28,7 @@ struct Value {
 };
 
 struct Record {
-  std::size_t line = 0;  // 1-based physical line where the record starts
+  std::size_t line = 0;       // 1-based physical line where the record starts
   std::vector<Value> fields;  // one per Table::columns
 };
 
@@ -55,7 +55,6 @@ Table read_tsv(const std::filesystem::path& path, std::string_view what, bool ha
 // RFC 4180 comma-separated values with a header line: double-quoted fields may hold commas,
 // line breaks and "" for a quote. Blank lines are skipped (as pandas does).
 Table read_csv(const std::filesystem::path& path, std::string_view what);
-
 
 // "a, b, c", at most `limit` items then ", ...".
 std::string join_names(const std::vector<std::string>& names, std::size_t limit = 12);

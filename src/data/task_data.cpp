@@ -14,7 +14,8 @@ namespace {
 
 std::string lower(std::string_view text) {
   std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
@@ -22,19 +23,23 @@ void check_options(const DataOptions& o, bool need_eval) {
   const bool glue = !o.task_name.empty() || !o.data_dir.empty();
   const bool custom = !o.train_file.empty() || !o.validation_file.empty();
   if (glue && custom) {
-    fail_input("both a GLUE task (--task_name, --data_dir) and custom files (--train_file, --validation_file) were "
-               "given: pass one of them");
+    fail_input(
+        "both a GLUE task (--task_name, --data_dir) and custom files (--train_file, --validation_file) were "
+        "given: pass one of them");
   }
   if (!glue && !custom) {
-    fail_input("no data: pass --task_name and --data_dir (a GLUE task's folder of TSV files), or --train_file{} "
-               "(your own .csv, .tsv or .jsonl files)",
-               need_eval ? " and --validation_file" : "");
+    fail_input(
+        "no data: pass --task_name and --data_dir (a GLUE task's folder of TSV files), or --train_file{} "
+        "(your own .csv, .tsv or .jsonl files)",
+        need_eval ? " and --validation_file" : "");
   }
   if (glue) {
-    if (o.task_name.empty()) fail_input("--data_dir {} needs --task_name (one of {})", o.data_dir.string(), join_names(glue_task_names()));
+    if (o.task_name.empty())
+      fail_input("--data_dir {} needs --task_name (one of {})", o.data_dir.string(),
+                 join_names(glue_task_names()));
     if (o.data_dir.empty()) {
-      fail_input("--task_name {} needs --data_dir, the folder of GLUE's {} TSV files (train.tsv, dev.tsv)", o.task_name,
-                 o.task_name);
+      fail_input("--task_name {} needs --data_dir, the folder of GLUE's {} TSV files (train.tsv, dev.tsv)",
+                 o.task_name, o.task_name);
     }
   } else {
     if (o.train_file.empty()) {
@@ -54,8 +59,8 @@ TaskData load_glue_data(const DataOptions& options, const text::BertTokenizer& t
   const std::string name = lower(options.task_name);
   const GlueTask* task = find_glue_task(name);
   if (task == nullptr) {
-    fail_input("unknown --task_name '{}': one of {} (or pass --train_file for your own data)", options.task_name,
-               join_names(glue_task_names()));
+    fail_input("unknown --task_name '{}': one of {} (or pass --train_file for your own data)",
+               options.task_name, join_names(glue_task_names()));
   }
   std::error_code ec;
   if (!std::filesystem::is_directory(options.data_dir, ec)) {
@@ -65,7 +70,8 @@ TaskData load_glue_data(const DataOptions& options, const text::BertTokenizer& t
   // Sentence pairs need room for [CLS] a [SEP] b [SEP].
   const std::size_t special = task->text_b.empty() ? 2 : 3;
   if (options.max_seq_length < special) {
-    fail_input("--max_seq_length {} is below the {} special tokens of {}", options.max_seq_length, special, task->title);
+    fail_input("--max_seq_length {} is below the {} special tokens of {}", options.max_seq_length, special,
+               task->title);
   }
   TaskData data;
   data.task_name = name;
@@ -75,8 +81,8 @@ TaskData load_glue_data(const DataOptions& options, const text::BertTokenizer& t
                                  options.max_train_samples);
   }
   if (need_eval) {
-    data.validation = load_glue_split(*task, options.data_dir / task->dev_file, tokenizer, options.max_seq_length,
-                                      options.max_eval_samples);
+    data.validation = load_glue_split(*task, options.data_dir / task->dev_file, tokenizer,
+                                      options.max_seq_length, options.max_eval_samples);
   }
   return data;
 }

@@ -54,7 +54,8 @@ std::string row_error(const Table& table, const Record& record, std::size_t colu
 }  // namespace
 
 void tokenize_rows(const Table& table, std::size_t column_a, std::optional<std::size_t> column_b,
-                   const text::BertTokenizer& tokenizer, std::size_t max_seq_length, std::vector<Example>& examples) {
+                   const text::BertTokenizer& tokenizer, std::size_t max_seq_length,
+                   std::vector<Example>& examples) {
   for (const Record& record : table.records) {
     check_text(table, record, column_a);
     if (column_b) check_text(table, record, *column_b);
@@ -68,28 +69,29 @@ void tokenize_rows(const Table& table, std::size_t column_a, std::optional<std::
   std::mutex mutex;
   std::size_t first_bad = n;
   std::string first_message;
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 256), [&](const tbb::blocked_range<std::size_t>& range) {
-    text::Encoding encoding;
-    for (std::size_t i = range.begin(); i != range.end(); ++i) {
-      const Record& record = table.records[i];
-      std::optional<std::string_view> text_b;
-      if (column_b) text_b = record.fields[*column_b].text;
-      try {
-        tokenizer.encode(record.fields[column_a].text, text_b, options, encoding);
-      } catch (const InputError& e) {
-        const std::lock_guard lock(mutex);
-        if (i < first_bad) {
-          first_bad = i;
-          first_message = row_error(table, record, column_a, column_b, e.what());
-        }
-        return;
-      }
-      Example& example = examples[i];
-      example.input_ids = encoding.input_ids;
-      example.token_type_ids = encoding.token_type_ids;
-      example.attention_mask = encoding.attention_mask;
-    }
-  });
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 256),
+                    [&](const tbb::blocked_range<std::size_t>& range) {
+                      text::Encoding encoding;
+                      for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                        const Record& record = table.records[i];
+                        std::optional<std::string_view> text_b;
+                        if (column_b) text_b = record.fields[*column_b].text;
+                        try {
+                          tokenizer.encode(record.fields[column_a].text, text_b, options, encoding);
+                        } catch (const InputError& e) {
+                          const std::lock_guard lock(mutex);
+                          if (i < first_bad) {
+                            first_bad = i;
+                            first_message = row_error(table, record, column_a, column_b, e.what());
+                          }
+                          return;
+                        }
+                        Example& example = examples[i];
+                        example.input_ids = encoding.input_ids;
+                        example.token_type_ids = encoding.token_type_ids;
+                        example.attention_mask = encoding.attention_mask;
+                      }
+                    });
   if (first_bad < n) throw InputError(first_message);
 }
 

@@ -15,6 +15,7 @@ namespace shmtrain::data {
 // table's rows. InputError "SOURCE:LINE: column 'NAME': ..." for a JSON value that is not a
 // string and for invalid UTF-8 (the first such row in file order).
 void tokenize_rows(const Table& table, std::size_t column_a, std::optional<std::size_t> column_b,
-                   const text::BertTokenizer& tokenizer, std::size_t max_seq_length, std::vector<Example>& examples);
+                   const text::BertTokenizer& tokenizer, std::size_t max_seq_length,
+                   std::vector<Example>& examples);
 
 }  // namespace shmtrain::data

@@ -64,7 +64,8 @@ Table read_tsv(const std::filesystem::path& path, std::string_view what, bool ha
     Record& record = table.records.emplace_back();
     record.line = i + 1;
     record.fields.reserve(fields.size());
-    for (std::string_view field : fields) record.fields.push_back(Value{std::string(field), ValueKind::untyped});
+    for (std::string_view field : fields)
+      record.fields.push_back(Value{std::string(field), ValueKind::untyped});
   }
   if (table.records.empty()) {
     fail_input("{}: no rows{}; expected {}", table.source, has_header ? " after the header line" : "", what);

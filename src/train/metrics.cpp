@@ -114,7 +114,8 @@ double mean_squared_error(std::span<const double> predictions, std::span<const d
   check_sizes("mse", predictions, targets);
   if (targets.empty()) return 0.0;
   double sum = 0.0;
-  for (std::size_t i = 0; i < targets.size(); ++i) sum += (predictions[i] - targets[i]) * (predictions[i] - targets[i]);
+  for (std::size_t i = 0; i < targets.size(); ++i)
+    sum += (predictions[i] - targets[i]) * (predictions[i] - targets[i]);
   return sum / static_cast<double>(targets.size());
 }
 

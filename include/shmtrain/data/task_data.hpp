@@ -40,9 +40,9 @@
 namespace shmtrain::data {
 
 struct DataOptions {
-  std::string task_name;                          // "" (custom files) or mrpc|sst2|qqp|qnli|rte|cola|stsb|mnli
-  std::filesystem::path data_dir;                 // with task_name: GLUE's distributed TSV folder
-  std::filesystem::path train_file;               // custom files (run_glue's --train_file/--validation_file)
+  std::string task_name;             // "" (custom files) or mrpc|sst2|qqp|qnli|rte|cola|stsb|mnli
+  std::filesystem::path data_dir;    // with task_name: GLUE's distributed TSV folder
+  std::filesystem::path train_file;  // custom files (run_glue's --train_file/--validation_file)
   std::filesystem::path validation_file;
   std::size_t max_seq_length = 128;
   std::optional<std::size_t> max_train_samples;  // keep the first N rows (run_glue's options)
@@ -50,7 +50,7 @@ struct DataOptions {
 };
 
 struct TaskData {
-  std::string task_name;              // lower-cased GLUE task, "" for custom files (selects metrics)
+  std::string task_name;  // lower-cased GLUE task, "" for custom files (selects metrics)
   LabelSet labels;
   std::optional<Dataset> train;       // loaded when need_train
   std::optional<Dataset> validation;  // loaded when need_eval

@@ -46,6 +46,7 @@ struct Predictions {
 // accuracy, f1, combined_score; other GLUE tasks: accuracy; custom data: accuracy (plus f1
 // and combined_score when num_labels == 2), or mse for regression.
 std::vector<std::pair<std::string, double>> task_metrics(std::string_view task_name, bool regression,
-                                                         std::int64_t num_labels, const Predictions& predictions);
+                                                         std::int64_t num_labels,
+                                                         const Predictions& predictions);
 
 }  // namespace shmtrain::train

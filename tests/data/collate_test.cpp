@@ -1,0 +1,65 @@
+// Rows -> a padded Batch.
+#include "shmtrain/data/collate.hpp"
+
+#include <gtest/gtest.h>
+
+#include "shmtrain/common/error.hpp"
+#include "support/test_support.hpp"
+
+namespace shmtrain::data {
+namespace {
+
+using Ids = std::vector<std::int32_t>;
+
+Dataset three_rows() {
+  Dataset d;
+  d.source = "rows.jsonl";
+  d.examples = {
+      {{2, 5, 3}, {0, 0, 0}, {1, 1, 1}, 1, 0.5f},
+      {{2, 5, 6, 3, 7}, {0, 0, 0, 1, 1}, {1, 1, 1, 1, 1}, 0, 1.5f},
+      {{2, 3}, {0, 0}, {1, 1}, 2, 2.5f},
+  };
+  return d;
+}
+
+TEST(DataCollate, PadsToTheLongestRowOfTheBatch) {
+  const Dataset d = three_rows();
+  const std::vector<std::int64_t> indices = {2, 0};
+  const Batch b = collate(d, indices, 8, false, 9, false);
+  EXPECT_EQ(b.batch, 2);
+  EXPECT_EQ(b.seq, 3);
+  EXPECT_EQ(b.input_ids, (Ids{2, 3, 9, 2, 5, 3}));
+  EXPECT_EQ(b.token_type_ids, (Ids{0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(b.attention_mask, (Ids{1, 1, 0, 1, 1, 1}));
+  EXPECT_EQ(b.labels, (Ids{2, 1}));
+  EXPECT_TRUE(b.targets.empty());
+}
+
+TEST(DataCollate, PadsToMaxLengthAndCarriesRegressionTargets) {
+  const Dataset d = three_rows();
+  const std::vector<std::int64_t> indices = {1};
+  const Batch b = collate(d, indices, 6, true, 0, true);
+  EXPECT_EQ(b.batch, 1);
+  EXPECT_EQ(b.seq, 6);
+  EXPECT_EQ(b.input_ids, (Ids{2, 5, 6, 3, 7, 0}));
+  EXPECT_EQ(b.token_type_ids, (Ids{0, 0, 0, 1, 1, 0}));
+  EXPECT_EQ(b.attention_mask, (Ids{1, 1, 1, 1, 1, 0}));
+  EXPECT_TRUE(b.labels.empty());
+  EXPECT_EQ(b.targets, (std::vector<float>{1.5f}));
+}
+
+TEST(DataCollate, EmptyIndicesAndErrors) {
+  const Dataset d = three_rows();
+  const Batch empty = collate(d, {}, 8, false, 0, false);
+  EXPECT_EQ(empty.batch, 0);
+  EXPECT_TRUE(empty.input_ids.empty());
+  const std::vector<std::int64_t> outside = {3};
+  EXPECT_EQ(shmtrain::testing::error_of([&] { collate(d, outside, 8, false, 0, false); }),
+            "rows.jsonl: row index 3 is outside the dataset's 3 rows");
+  const std::vector<std::int64_t> long_row = {1};
+  EXPECT_EQ(shmtrain::testing::error_of([&] { collate(d, long_row, 4, false, 0, false); }),
+            "rows.jsonl: row 1 has 5 tokens, more than max_seq_length 4");
+}
+
+}  // namespace
+}  // namespace shmtrain::data
