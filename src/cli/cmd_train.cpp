@@ -54,7 +54,10 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--config", command->config,
                   "TOML file of options (keys as the flags below); flags given here override it");
   for (const OptionSpec& spec : train_option_table()) {
-    CLI::Option* flag = sub->add_option("--" + spec.name, spec.help)->group(spec.group);
+    // Given twice, the last one wins, as with Python's argparse.
+    CLI::Option* flag = sub->add_option("--" + spec.name, spec.help)
+                            ->group(spec.group)
+                            ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     if (spec.type == OptionType::kBool) {
       flag->expected(0, 1);
     }

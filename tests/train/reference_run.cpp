@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace shmtrain::testing {
@@ -22,7 +23,7 @@ ReferenceRun write_reference_run(const TempDir& dir) {
     else if (id == 101) vocab += "[CLS]\n";
     else if (id == 102) vocab += "[SEP]\n";
     else if (id == 103) vocab += "[MASK]\n";
-    else vocab += "w" + std::to_string(id) + "\n";
+    else vocab += fmt::format("w{}\n", id);
   }
   write_file(run.model / "vocab.txt", vocab);
 
