@@ -58,6 +58,28 @@ void apply_labels(const data::LabelSet& labels, BertConfig& config) {
   }
 }
 
+// Every token id and type must index the model's tables. Checked for the whole data set
+// before anything is written, so a bad row stops the run before its output folder exists.
+void check_token_ranges(const std::optional<data::Dataset>& dataset, const BertConfig& config,
+                        const fs::path& config_path) {
+  if (!dataset) return;
+  for (std::size_t row = 0; row < dataset->examples.size(); ++row) {
+    const data::Example& example = dataset->examples[row];
+    for (const std::int32_t id : example.input_ids) {
+      if (id < 0 || id >= config.vocab_size) {
+        fail_input("{}: example {}: token id {} is outside the vocabulary (vocab_size {} in {})", dataset->source,
+                   row + 1, id, config.vocab_size, config_path.string());
+      }
+    }
+    for (const std::int32_t type : example.token_type_ids) {
+      if (type < 0 || type >= config.type_vocab_size) {
+        fail_input("{}: example {}: token type {} is outside [0, {}) (type_vocab_size in {})", dataset->source,
+                   row + 1, type, config.type_vocab_size, config_path.string());
+      }
+    }
+  }
+}
+
 }  // namespace
 
 RunInputs load_run_inputs(const TrainOptions& options) {
@@ -89,6 +111,8 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   if (options.max_eval_samples) data_options.max_eval_samples = static_cast<std::size_t>(*options.max_eval_samples);
   data::TaskData data = data::load_task_data(data_options, tokenizer, options.do_train, options.do_eval);
 
+  check_token_ranges(data.train, config, config_path);
+  check_token_ranges(data.validation, config, config_path);
   apply_labels(data.labels, config);
   config.validate(config_path.string());
   return RunInputs{std::move(config), std::move(weights), std::move(config_path), std::move(tokenizer),

@@ -1,0 +1,133 @@
+// The options of `shmtrain train`: the TOML config file, command-line values, precedence and
+// the messages for bad ones.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "shmtrain/cli/train_option_table.hpp"
+#include "shmtrain/common/error.hpp"
+#include "support/test_support.hpp"
+
+namespace shmtrain::cli {
+namespace {
+
+using shmtrain::testing::error_of;
+using shmtrain::testing::TempDir;
+using shmtrain::testing::write_file;
+using train::TrainOptions;
+
+TEST(TrainOptions, DefaultsAreHuggingFaces) {
+  const TrainOptions options;
+  EXPECT_DOUBLE_EQ(options.learning_rate, 5e-5);
+  EXPECT_EQ(options.per_device_train_batch_size, 8);
+  EXPECT_DOUBLE_EQ(options.num_train_epochs, 3.0);
+  EXPECT_EQ(options.lr_scheduler_type, "linear");
+  EXPECT_DOUBLE_EQ(options.max_grad_norm, 1.0);
+  EXPECT_EQ(options.seed, 42);
+  EXPECT_EQ(options.max_seq_length, 128);
+}
+
+TEST(TrainOptions, ConfigFileSetsEveryKind) {
+  const TempDir dir;
+  write_file(dir / "c.toml",
+             "# a comment\n"
+             "model_name_or_path = \"bert-base-cased\"\n"
+             "task_name = \"mrpc\"\n"
+             "learning_rate = 2e-5\n"
+             "num_train_epochs = 3      # an integer where a float is expected is fine\n"
+             "per_device_train_batch_size = 32\n"
+             "shuffle = false\n"
+             "hidden_dropout_prob = 0.0\n");
+  TrainOptions options;
+  apply_config_file(dir / "c.toml", options);
+  EXPECT_EQ(options.model_name_or_path, "bert-base-cased");
+  EXPECT_EQ(options.task_name, "mrpc");
+  EXPECT_DOUBLE_EQ(options.learning_rate, 2e-5);
+  EXPECT_DOUBLE_EQ(options.num_train_epochs, 3.0);
+  EXPECT_EQ(options.per_device_train_batch_size, 32);
+  EXPECT_FALSE(options.shuffle);
+  ASSERT_TRUE(options.hidden_dropout_prob.has_value());
+  EXPECT_DOUBLE_EQ(*options.hidden_dropout_prob, 0.0);
+}
+
+TEST(TrainOptions, ConfigFileErrorsNameTheFileLineAndKey) {
+  const TempDir dir;
+  const auto error_for = [&](const std::string& text) {
+    write_file(dir / "c.toml", text);
+    TrainOptions options;
+    return error_of([&] { apply_config_file(dir / "c.toml", options); });
+  };
+  const std::string path = (dir / "c.toml").string();
+  EXPECT_EQ(error_for("seed = 1\nlearning_rat = 1e-3\n"),
+            path + ":2: unknown key 'learning_rat' (`shmtrain train --help` lists the options)");
+  EXPECT_EQ(error_for("\n\nper_device_train_batch_size = \"32\"\n"),
+            path + ":3: per_device_train_batch_size must be an integer");
+  EXPECT_EQ(error_for("per_device_train_batch_size = 0\n"),
+            path + ":1: per_device_train_batch_size must be >= 1, got 0");
+  EXPECT_EQ(error_for("hidden_dropout_prob = 1.5\n"), path + ":1: hidden_dropout_prob must be <= 1, got 1.5");
+  EXPECT_EQ(error_for("shuffle = \"no\"\n"), path + ":1: shuffle must be true or false");
+  EXPECT_EQ(error_for("[training]\nseed = 1\n"), path + ":1: unknown key 'training' (`shmtrain train --help` lists the options)");
+  EXPECT_EQ(error_for("seed = [1, 2]\n"), path + ":1: seed must be a single value, not a list");
+  EXPECT_NE(error_for("seed = = 1\n").find(path + ":1: not valid TOML"), std::string::npos);
+  EXPECT_EQ(error_of([&] {
+              TrainOptions options;
+              apply_config_file(dir / "missing.toml", options);
+            }),
+            (dir / "missing.toml").string() +
+                ": config file not found (--config takes a TOML file such as configs/demo.toml)");
+}
+
+TEST(TrainOptions, CommandLineTextIsParsedByType) {
+  const OptionSpec& shuffle = *find_train_option("shuffle");
+  EXPECT_EQ(std::get<bool>(parse_option_text(shuffle, "")), true);  // `--shuffle` alone
+  EXPECT_EQ(std::get<bool>(parse_option_text(shuffle, "False")), false);
+  EXPECT_EQ(std::get<bool>(parse_option_text(shuffle, "1")), true);
+  EXPECT_EQ(error_of([&] { parse_option_text(shuffle, "maybe"); }), "--shuffle: 'maybe' is not a boolean");
+  const OptionSpec& steps = *find_train_option("max_steps");
+  EXPECT_EQ(std::get<std::int64_t>(parse_option_text(steps, "-1")), -1);
+  EXPECT_EQ(error_of([&] { parse_option_text(steps, "10x"); }), "--max_steps: '10x' is not an integer");
+  const OptionSpec& lr = *find_train_option("learning_rate");
+  EXPECT_DOUBLE_EQ(std::get<double>(parse_option_text(lr, "2e-5")), 2e-5);
+  EXPECT_EQ(error_of([&] { parse_option_text(lr, "fast"); }), "--learning_rate: 'fast' is not a number");
+  EXPECT_EQ(find_train_option("no_such_option"), nullptr);
+}
+
+TEST(TrainOptions, CrossOptionRulesNameTheOptions) {
+  TrainOptions options;
+  EXPECT_EQ(error_of([&] { validate_train_options(options); }),
+            "output_dir is not set: pass --output_dir DIR or set it in the config");
+  options.output_dir = "out";
+  EXPECT_NE(error_of([&] { validate_train_options(options); }).find("no model: pass --model_name_or_path"),
+            std::string::npos);
+  options.config_name = "config.json";
+  EXPECT_EQ(error_of([&] { validate_train_options(options); }),
+            "config_name needs tokenizer_name (a vocab.txt, tokenizer.json or their folder)");
+  options.tokenizer_name = "vocab.txt";
+  EXPECT_EQ(error_of([&] { validate_train_options(options); }), "(no InputError)");
+  options.max_steps = 0;
+  EXPECT_NE(error_of([&] { validate_train_options(options); }).find("max_steps must be a positive number"),
+            std::string::npos);
+}
+
+TEST(TrainOptions, ResolvedConfigRoundTripsThroughTheConfigFile) {
+  TrainOptions options;
+  options.model_name_or_path = "models/bert \"base\"";
+  options.learning_rate = 2e-5;
+  options.shuffle = false;
+  options.max_eval_samples = 100;
+  options.num_train_epochs = 3;
+  const std::string text = train_options_to_toml(options);
+  EXPECT_NE(text.find("learning_rate = 2e-05\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("num_train_epochs = 3.0\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("max_train_samples"), std::string::npos) << text;  // unset optionals are left out
+
+  const TempDir dir;
+  write_file(dir / "resolved.toml", text);
+  TrainOptions loaded;
+  apply_config_file(dir / "resolved.toml", loaded);
+  EXPECT_EQ(train_options_to_toml(loaded), text);
+  EXPECT_EQ(loaded.model_name_or_path, options.model_name_or_path);
+}
+
+}  // namespace
+}  // namespace shmtrain::cli

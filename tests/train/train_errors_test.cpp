@@ -1,0 +1,117 @@
+// Bad input to `shmtrain train`: one clear line naming the file, flag or key, exit code 1,
+// and nothing half-written in output_dir.
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "reference_run.hpp"
+#include "support/test_support.hpp"
+
+namespace shmtrain::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Failure {
+  int exit_code;
+  std::string message;  // stderr
+};
+
+class TrainErrors : public ::testing::Test {
+ protected:
+  void SetUp() override { run_ = write_reference_run(dir_); }
+
+  std::string base_flags() const {
+    return "train --model_name_or_path " + run_.model.string() + " --train_file " + run_.train_file.string() +
+           " --validation_file " + run_.train_file.string() + " --output_dir " + (dir_ / "out").string() +
+           " --max_seq_length 32 --max_steps 2";
+  }
+
+  // Runs and expects exit 1 with one "shmtrain: error:" line, and no output folder left with
+  // anything in it.
+  std::string error_of_run(const std::string& arguments) {
+    const CliRun result = run_shmtrain(arguments);
+    EXPECT_EQ(result.exit_code, 1) << result.output();
+    EXPECT_EQ(result.err.rfind("shmtrain: error: ", 0), 0u) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    if (fs::exists(dir_ / "out")) {
+      EXPECT_EQ(folder_entries(dir_ / "out"), std::vector<std::string>{});
+    }
+    return result.err;
+  }
+
+  TempDir dir_;
+  ReferenceRun run_;
+};
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST_F(TrainErrors, MissingModelFolder) {
+  const std::string err = error_of_run("train --model_name_or_path " + (dir_ / "nope").string() +
+                                       " --train_file x.jsonl --validation_file x.jsonl --output_dir " +
+                                       (dir_ / "out").string());
+  EXPECT_TRUE(contains(err, "nope: no such folder")) << err;
+}
+
+TEST_F(TrainErrors, VocabularyWithoutSpecialTokens) {
+  write_file(run_.model / "vocab.txt", "a\nb\nc\n");
+  const std::string err = error_of_run(base_flags());
+  EXPECT_TRUE(contains(err, "vocab.txt")) << err;
+  EXPECT_TRUE(contains(err, "[CLS]")) << err;
+}
+
+TEST_F(TrainErrors, EmptyDataset) {
+  write_file(dir_ / "empty.jsonl", "");
+  const std::string err = error_of_run(base_flags() + " --train_file " + (dir_ / "empty.jsonl").string());
+  EXPECT_TRUE(contains(err, "empty.jsonl")) << err;
+}
+
+TEST_F(TrainErrors, LabelNotInTheLabelSet) {
+  write_file(dir_ / "dev.jsonl", "{\"input_ids\": [101, 5, 102], \"label\": 7}\n");
+  const std::string err = error_of_run(base_flags() + " --validation_file " + (dir_ / "dev.jsonl").string());
+  EXPECT_TRUE(contains(err, "dev.jsonl:1")) << err;
+}
+
+TEST_F(TrainErrors, TokenIdOutsideTheVocabulary) {
+  write_file(dir_ / "train.jsonl", "{\"input_ids\": [101, 5000, 102], \"label\": 0}\n{\"input_ids\": [101, 5, 102], \"label\": 1}\n");
+  const std::string err = error_of_run(base_flags() + " --train_file " + (dir_ / "train.jsonl").string() +
+                                       " --do_eval false");
+  EXPECT_TRUE(contains(err, "train.jsonl")) << err;
+  EXPECT_TRUE(contains(err, "5000")) << err;
+}
+
+TEST_F(TrainErrors, MaxSeqLengthAboveThePositionTable) {
+  const std::string err = error_of_run(base_flags() + " --max_seq_length 65");
+  EXPECT_TRUE(contains(err, "max_seq_length 65 is above the model's max_position_embeddings 64")) << err;
+}
+
+TEST_F(TrainErrors, UnknownConfigKeyAndBadFlagValue) {
+  write_file(dir_ / "run.toml", "seed = 1\nlerning_rate = 0.1\n");
+  std::string err = error_of_run(base_flags() + " --config " + (dir_ / "run.toml").string());
+  EXPECT_TRUE(contains(err, "run.toml:2: unknown key 'lerning_rate'")) << err;
+  err = error_of_run(base_flags() + " --learning_rate fast");
+  EXPECT_TRUE(contains(err, "--learning_rate: 'fast' is not a number")) << err;
+  err = error_of_run(base_flags() + " --warmup_ratio 2");
+  EXPECT_TRUE(contains(err, "--warmup_ratio: warmup_ratio must be <= 1, got 2")) << err;
+  err = error_of_run(base_flags() + " --lr_scheduler_type polynomial");
+  EXPECT_TRUE(contains(err, "polynomial")) << err;
+}
+
+TEST_F(TrainErrors, UnknownFlagIsRefusedByTheParser) {
+  const CliRun result = run_shmtrain(base_flags() + " --learnig_rate 1e-3");
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_TRUE(contains(result.output(), "learnig_rate")) << result.output();
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+TEST_F(TrainErrors, ResumeFromAFolderThatIsNotACheckpoint) {
+  fs::create_directories(dir_ / "not-a-checkpoint");
+  const std::string err =
+      error_of_run(base_flags() + " --resume_from_checkpoint " + (dir_ / "not-a-checkpoint").string());
+  EXPECT_TRUE(contains(err, "not-a-checkpoint: model.safetensors not found")) << err;
+}
+
+}  // namespace
+}  // namespace shmtrain::testing
