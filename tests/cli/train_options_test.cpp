@@ -1,5 +1,6 @@
 // The options of `shmtrain train`: the TOML config file, command-line values, precedence and
 // the messages for bad ones.
+#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -127,6 +128,30 @@ TEST(TrainOptions, ResolvedConfigRoundTripsThroughTheConfigFile) {
   apply_config_file(dir / "resolved.toml", loaded);
   EXPECT_EQ(train_options_to_toml(loaded), text);
   EXPECT_EQ(loaded.model_name_or_path, options.model_name_or_path);
+}
+
+}  // namespace
+}  // namespace shmtrain::cli
+
+namespace shmtrain::cli {
+namespace {
+
+// Every config the repository ships parses, and passes the cross-option rules.
+TEST(TrainOptions, ShippedConfigsAreValid) {
+  const std::filesystem::path configs = shmtrain::testing::source_dir() / "configs";
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(configs)) {
+    if (entry.path().extension() != ".toml") continue;
+    TrainOptions options;
+    EXPECT_EQ(error_of([&] {
+                apply_config_file(entry.path(), options);
+                validate_train_options(options);
+              }),
+              "(no InputError)")
+        << entry.path();
+    ++checked;
+  }
+  EXPECT_GE(checked, 1);
 }
 
 }  // namespace

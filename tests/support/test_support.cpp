@@ -17,6 +17,7 @@ namespace shmtrain::testing {
 
 std::filesystem::path fixtures_dir() { return SHMTRAIN_TEST_FIXTURES_DIR; }
 std::filesystem::path shmtrain_binary() { return SHMTRAIN_TEST_BINARY; }
+std::filesystem::path source_dir() { return SHMTRAIN_SOURCE_DIR; }
 
 TempDir::TempDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "shmtrain-test-XXXXXX").string();

@@ -14,6 +14,7 @@ namespace shmtrain::testing {
 
 std::filesystem::path fixtures_dir();     // tests/fixtures in the source tree
 std::filesystem::path shmtrain_binary();  // build/shmtrain
+std::filesystem::path source_dir();       // the repository root (configs/, demo/)
 
 class TempDir {
  public:
