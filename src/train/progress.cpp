@@ -56,11 +56,12 @@ void ProgressDisplay::print(const std::string& line) {
     drawn_width_ = 0;
   }
   fmt::print(out_, "{}\n", line);
-  if (live_ && step_ > first_) draw();
+  if (live_ && !finished_ && step_ > first_) draw();
   std::fflush(out_);
 }
 
 void ProgressDisplay::finish() {
+  finished_ = true;
   if (live_ && drawn_width_ > 0) {
     fmt::print(out_, "\n");
     std::fflush(out_);

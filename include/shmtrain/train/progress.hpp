@@ -40,6 +40,7 @@ class ProgressDisplay {
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_draw_;
   std::size_t drawn_width_ = 0;
+  bool finished_ = false;
 };
 
 }  // namespace shmtrain::train
