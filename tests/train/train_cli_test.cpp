@@ -46,7 +46,7 @@ TEST(TrainCli, WritesAFolderThatHuggingFaceLoads) {
   const TempDir dir;
   const ReferenceRun run = write_reference_run(dir);
   const fs::path out = dir / "out";
-  const CliRun result = run_shmtrain(reference_flags(run, out) + " --max_steps 3");
+  const CliRun result = run_shmtrain(reference_flags(run, out) + " --max_steps 3 --eval_steps 2");
   ASSERT_EQ(result.exit_code, 0) << result.output();
   for (const char* name : {"model.safetensors", "config.json", "vocab.txt", "tokenizer_config.json",
                            "special_tokens_map.json", "eval_results.json", "train_results.json", "trainer_state.json",
@@ -66,7 +66,11 @@ TEST(TrainCli, WritesAFolderThatHuggingFaceLoads) {
   EXPECT_EQ(eval.at("eval_samples").get<int>(), 160);
   const nlohmann::json state = nlohmann::json::parse(read_file(out / "trainer_state.json"));
   EXPECT_EQ(state.at("global_step").get<int>(), 3);
-  EXPECT_EQ(state.at("log_history").size(), 4u);  // 3 steps and the final evaluation
+  // 3 steps, the evaluation at step 2 and the final one.
+  ASSERT_EQ(state.at("log_history").size(), 5u);
+  EXPECT_EQ(state.at("log_history")[2].at("step").get<int>(), 2);
+  EXPECT_TRUE(state.at("log_history")[2].contains("eval_accuracy"));
+  EXPECT_EQ(metric_by_step(out / "metrics.jsonl", "eval_loss").size(), 2u);
 }
 
 // A run stopped after its checkpoint at step N and resumed gives the same losses as one that
