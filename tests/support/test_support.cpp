@@ -103,9 +103,9 @@ std::vector<std::string> folder_entries(const std::filesystem::path& folder) {
 
 namespace shmtrain::testing {
 
-CliRun run_shmtrain(const std::string& arguments) {
+CliRun run_shmtrain(const std::string& arguments, const std::filesystem::path& cwd) {
   const TempDir dir;
-  const std::string command = shmtrain_binary().string() + " " + arguments + " >" + (dir / "out.txt").string() +
+  const std::string command = (cwd.empty() ? std::string() : "cd '" + cwd.string() + "' && ") + shmtrain_binary().string() + " " + arguments + " >" + (dir / "out.txt").string() +
                               " 2>" + (dir / "err.txt").string() + " </dev/null";
   const int status = std::system(command.c_str());
   CliRun run;

@@ -50,7 +50,8 @@ struct CliRun {
   std::string err;
   std::string output() const { return out + err; }
 };
-CliRun run_shmtrain(const std::string& arguments);
+// With `cwd`, runs there (for configs whose paths are relative to the repository root).
+CliRun run_shmtrain(const std::string& arguments, const std::filesystem::path& cwd = {});
 
 // The names in `folder`, sorted (to check that a failed write left nothing behind).
 std::vector<std::string> folder_entries(const std::filesystem::path& folder);
