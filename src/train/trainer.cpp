@@ -132,7 +132,7 @@ class Run {
   double train_step(const StepPlan& plan);
   void log_step(const StepPlan& plan, double loss, double grad_norm, double lr);
   nlohmann::ordered_json run_evaluation(std::int64_t step, double epoch);
-  void save(const StepPlan& plan);
+  void save();
   void write_final_files(const StepPlan& plan, const TrainSummary& summary,
                          const std::optional<nlohmann::ordered_json>& eval);
 
@@ -274,8 +274,7 @@ nlohmann::ordered_json Run::run_evaluation(std::int64_t step, double epoch) {
   return record;
 }
 
-void Run::save(const StepPlan& plan) {
-  (void)plan;
+void Run::save() {
   if (!leader_) return;
   const fs::path path =
       save_checkpoint(options_.output_dir, CheckpointView{inputs_->config, *table_,
@@ -435,7 +434,7 @@ TrainSummary Run::execute() {
           say(format_record(record, plan.total_steps));
         }
       }
-      if (options_.save_steps > 0 && state_.global_step % options_.save_steps == 0) save(plan);
+      if (options_.save_steps > 0 && state_.global_step % options_.save_steps == 0) save();
     }
     if (progress_) progress_->finish();
     summary.steps = state_.global_step;
