@@ -123,31 +123,23 @@ void check_range(const T& value, const Range& range, std::string_view where, std
   }
 }
 
+// A member is a plain value or an optional one ("unset" means: decided elsewhere, e.g. by
+// config.json); both are set and shown through the value type's Field.
 template <typename T>
-OptionSpec option(std::string name, T TrainOptions::*member, std::string group, std::string help, Range range = {}) {
-  OptionSpec spec;
-  spec.name = name;
-  spec.type = Field<T>::kType;
-  spec.group = std::move(group);
-  spec.help = std::move(help);
-  spec.set = [member, name, range](TrainOptions& options, const OptionValue& value, std::string_view where) {
-    T parsed = Field<T>::from(value, where, name);
-    check_range(parsed, range, where, name);
-    options.*member = std::move(parsed);
-  };
-  spec.show = [member](const TrainOptions& options) -> std::optional<std::string> {
-    const T& value = options.*member;
-    if constexpr (std::is_same_v<T, std::filesystem::path> || std::is_same_v<T, std::string>) {
-      if (value.empty()) return std::nullopt;
-    }
-    return Field<T>::show(value);
-  };
-  return spec;
-}
+struct Unwrap {
+  using Value = T;
+  static const T* get(const T& member) { return &member; }
+};
+template <typename T>
+struct Unwrap<std::optional<T>> {
+  using Value = T;
+  static const T* get(const std::optional<T>& member) { return member ? &*member : nullptr; }
+};
 
-template <typename T>
-OptionSpec option(std::string name, std::optional<T> TrainOptions::*member, std::string group, std::string help,
+template <typename Member>
+OptionSpec option(std::string name, Member TrainOptions::*member, std::string group, std::string help,
                   Range range = {}) {
+  using T = typename Unwrap<Member>::Value;
   OptionSpec spec;
   spec.name = name;
   spec.type = Field<T>::kType;
@@ -159,8 +151,12 @@ OptionSpec option(std::string name, std::optional<T> TrainOptions::*member, std:
     options.*member = std::move(parsed);
   };
   spec.show = [member](const TrainOptions& options) -> std::optional<std::string> {
-    if (!(options.*member)) return std::nullopt;
-    return Field<T>::show(*(options.*member));
+    const T* value = Unwrap<Member>::get(options.*member);
+    if (value == nullptr) return std::nullopt;
+    if constexpr (std::is_same_v<T, std::filesystem::path> || std::is_same_v<T, std::string>) {
+      if (value->empty()) return std::nullopt;  // an unset path or name
+    }
+    return Field<T>::show(*value);
   };
   return spec;
 }
