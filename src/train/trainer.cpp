@@ -456,9 +456,7 @@ TrainSummary Run::execute() {
     }
     last_eval = std::move(record);
   }
-  if (leader_ && !options_.output_dir.empty()) {
-    std::error_code error;
-    fs::create_directories(options_.output_dir, error);
+  if (leader_) {
     write_final_files(plan, summary, last_eval);
     say(fmt::format("model, metrics and results written to {}", options_.output_dir.string()));
   }
