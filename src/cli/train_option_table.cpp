@@ -245,6 +245,9 @@ std::vector<OptionSpec> make_table() {
 
       option("threads", &TrainOptions::threads, compute, "compute threads per worker (default: its cores)",
              at_least_one),
+      option("shard_optimizer", &TrainOptions::shard_optimizer, compute,
+             "reduce-scatter the gradients; each worker updates and keeps AdamW state for its 1/P of the "
+             "parameters, then the parameters are all-gathered"),
   };
 }
 

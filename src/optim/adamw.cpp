@@ -1,16 +1,28 @@
 #include "shmtrain/optim/adamw.hpp"
 
+#include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "shmtrain/common/error.hpp"
 #include "shmtrain/tensor/parallel.hpp"
 
 namespace shmtrain {
 
 AdamW::AdamW(const ParamTable& table, AdamWOptions options, ArenaAllocator& allocator)
+    : AdamW(table, options, allocator, 0, table.count()) {}
+
+AdamW::AdamW(const ParamTable& table, AdamWOptions options, ArenaAllocator& allocator, std::int64_t begin,
+             std::int64_t end)
     : table_(table),
       options_(options),
-      m_(allocator.allocate(static_cast<std::size_t>(table.count()), "AdamW exp_avg")),
-      v_(allocator.allocate(static_cast<std::size_t>(table.count()), "AdamW exp_avg_sq")) {}
+      begin_(begin),
+      end_(end),
+      m_(allocator.allocate(static_cast<std::size_t>(end - begin), "AdamW exp_avg")),
+      v_(allocator.allocate(static_cast<std::size_t>(end - begin), "AdamW exp_avg_sq")) {
+  if (begin < 0 || end < begin) throw Error(fmt::format("AdamW: bad arena range [{}, {})", begin, end));
+}
 
 void AdamW::step(std::span<float> params, std::span<const float> grads, float lr) {
   ++step_;
@@ -22,12 +34,16 @@ void AdamW::step(std::span<float> params, std::span<const float> grads, float lr
   const float step_size = static_cast<float>(lr / bias_correction1);
   const float bias_correction2_sqrt = static_cast<float>(std::sqrt(bias_correction2));
   for (const ParamEntry& e : table_.entries()) {
+    const std::int64_t lo = std::max(e.offset, begin_);
+    const std::int64_t hi = std::min(e.offset + e.size, end_);
+    if (lo >= hi) continue;
     const float decay = e.decay ? 1.0f - lr * options_.weight_decay : 1.0f;
-    float* p = params.data() + e.offset;
-    const float* g = grads.data() + e.offset;
-    float* m = m_.data() + e.offset;
-    float* v = v_.data() + e.offset;
-    parallel_blocks(e.size, 16384, [&](std::int64_t i0, std::int64_t i1) {
+    const std::int64_t at = lo - begin_;
+    float* p = params.data() + at;
+    const float* g = grads.data() + at;
+    float* m = m_.data() + at;
+    float* v = v_.data() + at;
+    parallel_blocks(hi - lo, 16384, [&](std::int64_t i0, std::int64_t i1) {
       for (std::int64_t i = i0; i < i1; ++i) {
         p[i] *= decay;
         m[i] = b1 * m[i] + (1.0f - b1) * g[i];  // torch: exp_avg.mul_(b1).add_(g, alpha=1-b1) (lerp in 2.x)

@@ -8,6 +8,8 @@
 
 #include <tbb/global_control.h>
 
+#include "shmtrain/common/error.hpp"
+
 extern "C" void openblas_set_num_threads(int);
 
 namespace shmtrain {
@@ -34,6 +36,13 @@ int allowed_cpu_count() {
 void set_compute_threads(int threads) {
   std::lock_guard lock(g_mutex);
   apply(std::max(1, threads));
+}
+
+void stop_compute_threads() {
+  tbb::task_scheduler_handle handle{tbb::attach{}};
+  if (!tbb::finalize(handle, std::nothrow)) {
+    throw Error("could not stop oneTBB's worker threads before starting the workers");
+  }
 }
 
 int compute_threads() {

@@ -19,15 +19,15 @@ std::filesystem::path save_checkpoint(const std::filesystem::path& output_dir, c
   write_model_folder(folder.temp_path(), checkpoint.config, checkpoint.table, checkpoint.params, checkpoint.tokenizer,
                      checkpoint.options_toml);
   io::save_optimizer_state(folder.temp_path() / "optimizer.safetensors", checkpoint.table,
-                           checkpoint.optimizer.exp_avg(), checkpoint.optimizer.exp_avg_sq(),
-                           checkpoint.optimizer.step_count());
+                           checkpoint.optimizer.exp_avg, checkpoint.optimizer.exp_avg_sq,
+                           checkpoint.optimizer.step);
   io::write_file_atomically(folder.temp_path() / "trainer_state.json", checkpoint.state.to_json().dump(2) + "\n");
   folder.commit();
   return target;
 }
 
 TrainerState load_checkpoint(const std::filesystem::path& folder, const BertConfig& config, const ParamTable& table,
-                             std::span<float> params, AdamW& optimizer) {
+                             std::span<float> params, AdamWState& optimizer) {
   for (const char* name : {"model.safetensors", "optimizer.safetensors", "trainer_state.json"}) {
     std::error_code error;
     if (!std::filesystem::is_regular_file(folder / name, error)) {
@@ -41,13 +41,15 @@ TrainerState load_checkpoint(const std::filesystem::path& folder, const BertConf
     fail_input("{}: model.safetensors lacks {} (a checkpoint holds every weight)", folder.string(),
                report.initialized.front());
   }
-  const std::int64_t step = io::load_optimizer_state(folder / "optimizer.safetensors", table, optimizer.exp_avg(),
-                                                     optimizer.exp_avg_sq());
+  optimizer.exp_avg.assign(static_cast<std::size_t>(table.count()), 0.0f);
+  optimizer.exp_avg_sq.assign(static_cast<std::size_t>(table.count()), 0.0f);
+  const std::int64_t step = io::load_optimizer_state(folder / "optimizer.safetensors", table, optimizer.exp_avg,
+                                                     optimizer.exp_avg_sq);
   if (step != state.global_step) {
     fail_input("{}: optimizer.safetensors is at step {} but trainer_state.json at step {}", folder.string(), step,
                state.global_step);
   }
-  optimizer.set_step_count(step);
+  optimizer.step = step;
   return state;
 }
 

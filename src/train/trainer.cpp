@@ -16,18 +16,14 @@
 #include "shmtrain/io/atomic_file.hpp"
 #include "shmtrain/io/metrics_log.hpp"
 #include "shmtrain/io/model_weights.hpp"
-#include "shmtrain/model/bert_classifier.hpp"
 #include "shmtrain/model/init.hpp"
-#include "shmtrain/optim/adamw.hpp"
-#include "shmtrain/optim/clip.hpp"
 #include "shmtrain/optim/schedule.hpp"
-#include "shmtrain/tensor/allocator.hpp"
 #include "shmtrain/tensor/threads.hpp"
 #include "shmtrain/train/checkpoint.hpp"
 #include "shmtrain/train/evaluate.hpp"
 #include "shmtrain/train/output_dir.hpp"
 #include "shmtrain/train/progress.hpp"
-#include "shmtrain/train/run_inputs.hpp"
+#include "shmtrain/train/step_engine.hpp"
 #include "shmtrain/train/trainer_state.hpp"
 
 namespace shmtrain::train {
@@ -109,11 +105,46 @@ std::string format_record(const nlohmann::ordered_json& record, std::int64_t tot
   return line;
 }
 
+void print_plan(const TrainOptions& options, const RunInputs& inputs, const StepPlan& plan, const ParamTable& table,
+                int workers, int threads, const char* weights_origin, std::FILE* out) {
+  const BertConfig& c = inputs.config;
+  fmt::print(out, "model: {} layers, hidden {}, {} heads, {} parameters, {}\n", c.num_hidden_layers, c.hidden_size,
+             c.num_attention_heads, format_count(count_parameters(table)), weights_origin);
+  const data::TaskData& data = inputs.data;
+  fmt::print(out, "data: {}{}{} | {}\n", data.task_name.empty() ? "custom files" : data.task_name,
+             data.train ? fmt::format(" | train {} examples", data.train->examples.size()) : "",
+             data.validation ? fmt::format(" | eval {} examples", data.validation->examples.size()) : "",
+             describe_labels(data.labels));
+  if (options.do_train) {
+    fmt::print(out,
+               "training: {} worker(s) x {} threads{} | batch {} x {} worker(s) x {} accumulation = {} | {} "
+               "steps/epoch, {} steps, warmup {} | lr {:g} {}\n",
+               workers, threads, options.shard_optimizer && workers > 1 ? ", sharded optimizer" : "",
+               options.per_device_train_batch_size, workers, options.gradient_accumulation_steps, plan.global_batch,
+               plan.steps_per_epoch, plan.total_steps, plan.warmup_steps, options.learning_rate,
+               options.lr_scheduler_type);
+  }
+  std::fflush(out);
+}
+
+StepPlan plan_for(const TrainOptions& options, const RunInputs& inputs, int workers) {
+  return options.do_train ? plan_steps(options, static_cast<std::int64_t>(inputs.data.train->examples.size()), workers)
+                          : StepPlan{};
+}
+
 // One run: the state the loop carries between steps.
 class Run {
  public:
-  Run(const TrainOptions& options, const std::string& options_toml, comm::Communicator& comm, std::FILE* out)
-      : options_(options), options_toml_(options_toml), comm_(comm), out_(out), leader_(comm.rank() == 0) {}
+  Run(const TrainOptions& options, const std::string& options_toml, const PreparedRun& prepared,
+      comm::Communicator& comm, std::FILE* out)
+      : options_(options),
+        options_toml_(options_toml),
+        inputs_(prepared.inputs),
+        resume_(prepared.resume),
+        notes_(prepared.notes),
+        comm_(comm),
+        out_(out),
+        leader_(comm.rank() == 0) {}
 
   TrainSummary execute();
 
@@ -127,9 +158,8 @@ class Run {
       std::fflush(out_);
     }
   }
-  void print_plan(const RunInputs& inputs, const StepPlan& plan, const char* weights_origin) const;
   std::vector<std::int64_t> micro_batch_rows(std::int64_t epoch, std::int64_t batch);
-  double train_step(const StepPlan& plan);
+  StepResult train_step(const StepPlan& plan, float lr);
   void log_step(const StepPlan& plan, double loss, double grad_norm, double lr);
   nlohmann::ordered_json run_evaluation(std::int64_t step, double epoch);
   void save();
@@ -138,17 +168,15 @@ class Run {
 
   const TrainOptions& options_;
   const std::string& options_toml_;
+  const RunInputs& inputs_;
+  const fs::path& resume_;
+  const std::vector<std::string>& notes_;
   comm::Communicator& comm_;
   std::FILE* out_;
   bool leader_;
 
-  std::optional<RunInputs> inputs_;
   std::optional<ParamTable> table_;
-  std::vector<float> params_;
-  std::span<float> grads_;
-  HeapArenaAllocator state_allocator_;
-  std::optional<AdamW> optimizer_;
-  std::optional<BertForSequenceClassification> model_;
+  std::optional<StepEngine> engine_;
   TrainerState state_;
   std::optional<io::MetricsLog> metrics_;
   std::optional<ProgressDisplay> progress_;
@@ -162,30 +190,9 @@ class Run {
   std::int64_t steps_run_ = 0;
 };
 
-void Run::print_plan(const RunInputs& inputs, const StepPlan& plan, const char* weights_origin) const {
-  if (!leader_) return;
-  const BertConfig& c = inputs.config;
-  fmt::print(out_, "model: {} layers, hidden {}, {} heads, {} parameters, {}\n", c.num_hidden_layers, c.hidden_size,
-             c.num_attention_heads, format_count(count_parameters(*table_)), weights_origin);
-  const data::TaskData& data = inputs.data;
-  fmt::print(out_, "data: {}{}{} | {}\n", data.task_name.empty() ? "custom files" : data.task_name,
-             data.train ? fmt::format(" | train {} examples", data.train->examples.size()) : "",
-             data.validation ? fmt::format(" | eval {} examples", data.validation->examples.size()) : "",
-             describe_labels(data.labels));
-  if (options_.do_train) {
-    fmt::print(out_,
-               "training: {} worker(s) x {} threads | batch {} x {} worker(s) x {} accumulation = {} | {} steps/epoch, "
-               "{} steps, warmup {} | lr {:g} {}\n",
-               comm_.size(), compute_threads(), options_.per_device_train_batch_size, comm_.size(),
-               options_.gradient_accumulation_steps, plan.global_batch, plan.steps_per_epoch, plan.total_steps,
-               plan.warmup_steps, options_.learning_rate, options_.lr_scheduler_type);
-  }
-  std::fflush(out_);
-}
-
 std::vector<std::int64_t> Run::micro_batch_rows(std::int64_t epoch, std::int64_t batch) {
   if (order_epoch_ != epoch) {
-    order_ = data::epoch_indices(static_cast<std::int64_t>(inputs_->data.train->examples.size()), options_.shuffle,
+    order_ = data::epoch_indices(static_cast<std::int64_t>(inputs_.data.train->examples.size()), options_.shuffle,
                                  static_cast<std::uint64_t>(options_.seed), epoch, comm_.rank(), comm_.size());
     order_epoch_ = epoch;
   }
@@ -196,29 +203,25 @@ std::vector<std::int64_t> Run::micro_batch_rows(std::int64_t epoch, std::int64_t
                                    order_.begin() + static_cast<std::ptrdiff_t>(last));
 }
 
-// Forward and backward of the step's micro-batches into the gradient arena; returns the
-// step's mean loss on this worker.
-double Run::train_step(const StepPlan& plan) {
-  const data::Dataset& train = *inputs_->data.train;
+// The step's micro-batches through the engine: forward, backward, exchange and update.
+StepResult Run::train_step(const StepPlan& plan, float lr) {
+  const data::Dataset& train = *inputs_.data.train;
   const std::int64_t micro_batches =
       std::min(options_.gradient_accumulation_steps, plan.batches_per_epoch - state_.batches_done);
-  std::fill(grads_.begin(), grads_.end(), 0.0f);
-  double loss = 0;
+  std::vector<Batch> batches;
+  std::vector<StepContext> contexts;
   for (std::int64_t i = 0; i < micro_batches; ++i) {
     const std::vector<std::int64_t> rows = micro_batch_rows(state_.epoch_index, state_.batches_done + i);
-    const Batch batch = data::collate(train, rows, static_cast<std::size_t>(options_.max_seq_length),
-                                      options_.pad_to_max_length, inputs_->tokenizer.pad_id(),
-                                      inputs_->data.labels.regression);
-    batch.validate(inputs_->config, train.source);
+    batches.push_back(data::collate(train, rows, static_cast<std::size_t>(options_.max_seq_length),
+                                    options_.pad_to_max_length, inputs_.tokenizer.pad_id(),
+                                    inputs_.data.labels.regression));
+    batches.back().validate(inputs_.config, train.source);
     // Dropout masks are a function of the micro-step, so a resumed run draws the same ones.
-    const StepContext context{.train = true,
-                              .seed = static_cast<std::uint64_t>(options_.seed),
-                              .rank = static_cast<std::uint64_t>(comm_.rank()),
-                              .step = static_cast<std::uint64_t>(state_.global_step *
-                                                                     options_.gradient_accumulation_steps +
-                                                                 i)};
-    loss += model_->forward(batch, context);
-    model_->backward(1.0f / static_cast<float>(micro_batches));
+    contexts.push_back(StepContext{
+        .train = true,
+        .seed = static_cast<std::uint64_t>(options_.seed),
+        .rank = static_cast<std::uint64_t>(comm_.rank()),
+        .step = static_cast<std::uint64_t>(state_.global_step * options_.gradient_accumulation_steps + i)});
     const std::int64_t samples = static_cast<std::int64_t>(rows.size()) * comm_.size();
     samples_ += samples;
     window_samples_ += samples;
@@ -228,7 +231,7 @@ double Run::train_step(const StepPlan& plan) {
     ++state_.epoch_index;
     state_.batches_done = 0;
   }
-  return loss / static_cast<double>(micro_batches);
+  return engine_->step(batches, contexts, lr, options_.max_grad_norm);
 }
 
 void Run::log_step(const StepPlan& plan, double loss, double grad_norm, double lr) {
@@ -255,14 +258,14 @@ void Run::log_step(const StepPlan& plan, double loss, double grad_norm, double l
 }
 
 nlohmann::ordered_json Run::run_evaluation(std::int64_t step, double epoch) {
-  const data::Dataset& dataset = *inputs_->data.validation;
-  const EvalSettings settings{.task_name = inputs_->data.task_name,
-                              .labels = &inputs_->data.labels,
+  const data::Dataset& dataset = *inputs_.data.validation;
+  const EvalSettings settings{.task_name = inputs_.data.task_name,
+                              .labels = &inputs_.data.labels,
                               .batch_size = options_.per_device_eval_batch_size,
                               .max_seq_length = options_.max_seq_length,
                               .pad_to_max_length = options_.pad_to_max_length,
-                              .pad_id = inputs_->tokenizer.pad_id()};
-  const EvalResult result = evaluate(*model_, dataset, settings, comm_);
+                              .pad_id = inputs_.tokenizer.pad_id()};
+  const EvalResult result = evaluate(engine_->model(), dataset, settings, comm_);
   nlohmann::ordered_json record;
   record["step"] = step;
   record["epoch"] = epoch;
@@ -275,13 +278,11 @@ nlohmann::ordered_json Run::run_evaluation(std::int64_t step, double epoch) {
 }
 
 void Run::save() {
+  const AdamWState optimizer = engine_->optimizer_state();  // collective when sharded
   if (!leader_) return;
-  const fs::path path =
-      save_checkpoint(options_.output_dir, CheckpointView{inputs_->config, *table_,
-                                                          std::span<const float>(params_).first(
-                                                              static_cast<std::size_t>(table_->count())),
-                                                          *optimizer_, state_, inputs_->tokenizer.spec(),
-                                                          options_toml_});
+  const fs::path path = save_checkpoint(options_.output_dir,
+                                        CheckpointView{inputs_.config, *table_, engine_->params(), optimizer, state_,
+                                                       inputs_.tokenizer.spec(), options_toml_});
   if (options_.save_total_limit) rotate_checkpoints(options_.output_dir, *options_.save_total_limit);
   say(fmt::format("saved {}", path.string()));
 }
@@ -292,14 +293,12 @@ void Run::write_final_files(const StepPlan& plan, const TrainSummary& summary,
   const fs::path& dir = options_.output_dir;
   nlohmann::ordered_json train_results;
   if (options_.do_train) {
-    write_model_folder(dir, inputs_->config, *table_,
-                       std::span<const float>(params_).first(static_cast<std::size_t>(table_->count())),
-                       inputs_->tokenizer.spec(), options_toml_);
+    write_model_folder(dir, inputs_.config, *table_, engine_->params(), inputs_.tokenizer.spec(), options_toml_);
     io::write_file_atomically(dir / "trainer_state.json", state_.to_json().dump(2) + "\n");
     train_results["epoch"] = state_.epoch();
     train_results["train_loss"] = summary.train_loss;
     train_results["train_runtime"] = summary.train_seconds;
-    train_results["train_samples"] = inputs_->data.train->examples.size();
+    train_results["train_samples"] = inputs_.data.train->examples.size();
     train_results["train_samples_per_second"] =
         summary.train_seconds > 0 ? static_cast<double>(summary.train_samples) / summary.train_seconds : 0.0;
     train_results["train_steps_per_second"] =
@@ -321,73 +320,43 @@ void Run::write_final_files(const StepPlan& plan, const TrainSummary& summary,
 }
 
 TrainSummary Run::execute() {
-  inputs_.emplace(load_run_inputs(options_));
-  if (options_.do_train && (!inputs_->data.train || inputs_->data.train->examples.empty())) {
-    fail_input("the training data is empty");
-  }
-  if (options_.do_eval && (!inputs_->data.validation || inputs_->data.validation->examples.empty())) {
-    fail_input("the evaluation data is empty");
-  }
-  table_.emplace(ParamTable::for_sequence_classification(inputs_->config));
-  const StepPlan plan = options_.do_train ? plan_steps(options_, static_cast<std::int64_t>(
-                                                                     inputs_->data.train->examples.size()),
-                                                       comm_.size())
-                                          : StepPlan{};
-  if (options_.dry_run) {
-    print_plan(*inputs_, plan, inputs_->weights.empty() ? "random weights" : "weights from the model folder");
-    if (leader_) fmt::print(out_, "\nresolved configuration:\n{}", options_toml_);
-    return {};
-  }
+  table_.emplace(ParamTable::for_sequence_classification(inputs_.config));
+  const StepPlan plan = plan_for(options_, inputs_, comm_.size());
+  for (const std::string& note : notes_) say(note);
 
-  std::vector<std::string> notes;
-  fs::path resume;
-  if (leader_) resume = prepare_output_dir(options_, notes);
-  // The other workers learn the leader's decision (and wait until output_dir exists).
-  std::vector<float> resume_flag{resume.empty() ? 0.0f : 1.0f};
-  comm_.broadcast(resume_flag, 0);
-  if (!leader_ && resume_flag[0] != 0.0f) {
-    resume = options_.resume_from_checkpoint.empty() ? list_checkpoints(options_.output_dir).back()
-                                                      : options_.resume_from_checkpoint;
-  }
-  for (const std::string& note : notes) say(note);
-
-  const std::size_t padded = static_cast<std::size_t>(table_->padded_count(comm_.size()));
-  const std::size_t count = static_cast<std::size_t>(table_->count());
-  params_.assign(padded, 0.0f);
-  grads_ = comm_.allocate(padded);
-  optimizer_.emplace(*table_,
-                     AdamWOptions{.beta1 = static_cast<float>(options_.adam_beta1),
-                                  .beta2 = static_cast<float>(options_.adam_beta2),
-                                  .eps = static_cast<float>(options_.adam_epsilon),
-                                  .weight_decay = static_cast<float>(options_.weight_decay)},
-                     state_allocator_);
-  const std::span<float> params = std::span(params_).first(count);
+  engine_.emplace(inputs_.config, *table_, comm_,
+                  EngineOptions{.adamw = AdamWOptions{.beta1 = static_cast<float>(options_.adam_beta1),
+                                                      .beta2 = static_cast<float>(options_.adam_beta2),
+                                                      .eps = static_cast<float>(options_.adam_epsilon),
+                                                      .weight_decay = static_cast<float>(options_.weight_decay)},
+                                .shard_optimizer = options_.shard_optimizer});
+  const std::span<float> params = engine_->params();
   const char* origin = "random weights";
-  if (!inputs_->weights.empty()) {
-    const io::WeightsLoadReport report =
-        io::load_model_weights(inputs_->weights, *table_, params, inputs_->config, static_cast<std::uint64_t>(options_.seed));
+  if (!inputs_.weights.empty()) {
+    const io::WeightsLoadReport report = io::load_model_weights(inputs_.weights, *table_, params, inputs_.config,
+                                                                static_cast<std::uint64_t>(options_.seed));
     origin = "weights from the model folder";
     for (const std::string& name : report.initialized) say(fmt::format("newly initialised: {}", name));
   } else {
-    init_all_parameters(*table_, params, inputs_->config, static_cast<std::uint64_t>(options_.seed));
+    init_all_parameters(*table_, params, inputs_.config, static_cast<std::uint64_t>(options_.seed));
   }
-  model_.emplace(inputs_->config, *table_, params, grads_.first(count));
-  print_plan(*inputs_, plan, origin);
+  if (leader_) print_plan(options_, inputs_, plan, *table_, comm_.size(), compute_threads(), origin, out_);
 
   TrainSummary summary;
   std::optional<nlohmann::ordered_json> last_eval;
   if (options_.do_train) {
-    if (!resume.empty()) {
-      // Every worker reads the same checkpoint: identical weights and moments everywhere.
-      state_ = load_checkpoint(resume, inputs_->config, *table_, params, *optimizer_);
+    if (!resume_.empty()) {
+      AdamWState optimizer;
+      state_ = load_checkpoint(resume_, inputs_.config, *table_, params, optimizer);
+      engine_->set_optimizer_state(optimizer);
       if (state_.batches_per_epoch != plan.batches_per_epoch || state_.world_size != comm_.size() ||
           state_.global_batch_size != plan.global_batch) {
         fail_input("{}: the checkpoint was made with {} worker(s), a global batch of {} and {} batches per epoch; "
                    "this run has {}, {} and {}, so its data position does not apply",
-                   resume.string(), state_.world_size, state_.global_batch_size, state_.batches_per_epoch,
+                   resume_.string(), state_.world_size, state_.global_batch_size, state_.batches_per_epoch,
                    comm_.size(), plan.global_batch, plan.batches_per_epoch);
       }
-      say(fmt::format("resumed from {} at step {}", resume.string(), state_.global_step));
+      say(fmt::format("resumed from {} at step {}", resume_.string(), state_.global_step));
     } else {
       state_.batches_per_epoch = plan.batches_per_epoch;
       state_.world_size = comm_.size();
@@ -399,7 +368,7 @@ TrainSummary Run::execute() {
                                   ? std::ceil(static_cast<double>(plan.total_steps) /
                                               static_cast<double>(std::max<std::int64_t>(plan.steps_per_epoch, 1)))
                                   : options_.num_train_epochs;
-    if (leader_) metrics_.emplace(options_.output_dir / "metrics.jsonl", resume.empty() ? -1 : state_.global_step);
+    if (leader_) metrics_.emplace(options_.output_dir / "metrics.jsonl", resume_.empty() ? -1 : state_.global_step);
     if (leader_) {
       progress_.emplace(out_, !options_.disable_tqdm && ::isatty(::fileno(out_)) == 1, plan.total_steps,
                         state_.global_step);
@@ -407,24 +376,21 @@ TrainSummary Run::execute() {
     const LrSchedule schedule = parse_lr_schedule(options_.lr_scheduler_type);
     const auto start = Clock::now();
     window_start_ = start;
-    std::vector<float> loss_buffer(1);
+    // Every worker starts from rank 0's weights (loaded or initialised identically anyway).
+    engine_->sync_parameters();
     while (state_.global_step < plan.total_steps) {
       const double lr = options_.learning_rate *
                         lr_multiplier(schedule, state_.global_step, plan.total_steps, plan.warmup_steps);
-      loss_buffer[0] = static_cast<float>(train_step(plan));
-      comm_.allreduce(grads_, comm::ReduceOp::avg);
-      comm_.allreduce(loss_buffer, comm::ReduceOp::avg);
-      const double grad_norm = clip_grad_norm(grads_, options_.max_grad_norm);
-      optimizer_->step(params, grads_.first(count), static_cast<float>(lr));
+      const StepResult step = train_step(plan, static_cast<float>(lr));
       ++state_.global_step;
       ++steps_run_;
-      loss_sum_ += loss_buffer[0];
+      loss_sum_ += step.loss;
       if (progress_) {
         const double seconds = seconds_since(start);
-        progress_->step(state_.global_step, loss_buffer[0],
+        progress_->step(state_.global_step, step.loss,
                         seconds > 0 ? static_cast<double>(samples_) / seconds : 0.0);
       }
-      log_step(plan, loss_buffer[0], grad_norm, lr);
+      log_step(plan, step.loss, step.grad_norm, lr);
       const bool last = state_.global_step == plan.total_steps;
       if (options_.do_eval && options_.eval_steps > 0 && state_.global_step % options_.eval_steps == 0 && !last) {
         const nlohmann::ordered_json record = run_evaluation(state_.global_step, state_.epoch());
@@ -466,9 +432,31 @@ TrainSummary Run::execute() {
 
 }  // namespace
 
-TrainSummary run_training(const TrainOptions& options, const std::string& options_toml, comm::Communicator& comm,
-                          std::FILE* out) {
-  Run run(options, options_toml, comm, out);
+PreparedRun prepare_run(const TrainOptions& options) {
+  PreparedRun prepared{.inputs = load_run_inputs(options), .resume = {}, .notes = {}};
+  const RunInputs& inputs = prepared.inputs;
+  if (options.do_train && (!inputs.data.train || inputs.data.train->examples.empty())) {
+    fail_input("the training data is empty");
+  }
+  if (options.do_eval && (!inputs.data.validation || inputs.data.validation->examples.empty())) {
+    fail_input("the evaluation data is empty");
+  }
+  if (!options.dry_run) prepared.resume = prepare_output_dir(options, prepared.notes);
+  return prepared;
+}
+
+void print_dry_run(const TrainOptions& options, const std::string& options_toml, const PreparedRun& prepared,
+                   int workers, int threads, std::FILE* out) {
+  const RunInputs& inputs = prepared.inputs;
+  const ParamTable table = ParamTable::for_sequence_classification(inputs.config);
+  print_plan(options, inputs, plan_for(options, inputs, workers), table, workers, threads,
+             inputs.weights.empty() ? "random weights" : "weights from the model folder", out);
+  fmt::print(out, "\nresolved configuration:\n{}", options_toml);
+}
+
+TrainSummary run_training(const TrainOptions& options, const std::string& options_toml, const PreparedRun& prepared,
+                          comm::Communicator& comm, std::FILE* out) {
+  Run run(options, options_toml, prepared, comm, out);
   return run.execute();
 }
 

@@ -96,6 +96,24 @@ TEST_P(Collectives, AllgatherPlacesEveryRanksInput) {
   });
 }
 
+// --shard_optimizer gathers the parameters in place: each rank's input is its part of the output.
+TEST_P(Collectives, AllgatherInPlace) {
+  const int P = world();
+  run_ranks(mode(), P, {}, [P](Communicator& comm) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, kLarge}) {
+      std::vector<float> output(n * static_cast<std::size_t>(P), -1.0f);
+      std::vector<float> expected;
+      for (int q = 0; q < P; ++q) {
+        for (std::size_t i = 0; i < n; ++i) expected.push_back(value_of(q, i));
+      }
+      const std::span<float> own = std::span(output).subspan(static_cast<std::size_t>(comm.rank()) * n, n);
+      for (std::size_t i = 0; i < n; ++i) own[i] = value_of(comm.rank(), i);
+      comm.allgather(own, output);
+      require_equal(output, expected, fmt::format("rank {}: in-place allgather of {} floats", comm.rank(), n));
+    }
+  });
+}
+
 TEST_P(Collectives, ReduceScatterGivesEachRankItsBlock) {
   const int P = world();
   run_ranks(mode(), P, {}, [P](Communicator& comm) {

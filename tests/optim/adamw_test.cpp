@@ -52,5 +52,38 @@ TEST(AdamW, ThreeStepsMatchTorchFormulasAndSkipDecayForBiasAndLayerNorm) {
   EXPECT_TRUE(table.at("bert.encoder.layer.0.attention.self.query.weight").decay);
 }
 
+// --shard_optimizer: workers that each own a slice (cut anywhere, even inside a parameter)
+// together compute exactly the whole optimizer's update.
+TEST(AdamW, SlicesOfTheArenaUpdateExactlyAsTheWholeDoes) {
+  const ParamTable table = ParamTable::for_sequence_classification(tiny_config());
+  HeapArenaAllocator heap;
+  const AdamWOptions options{0.9f, 0.999f, 1e-8f, 0.1f};
+  const std::int64_t padded = table.padded_count(3);
+  std::vector<float> whole_p(static_cast<std::size_t>(padded)), g(whole_p.size());
+  for (std::size_t i = 0; i < whole_p.size(); ++i) whole_p[i] = 0.02f * static_cast<float>(i % 31) - 0.2f;
+  std::vector<float> sliced_p = whole_p;
+  AdamW whole(table, options, heap);
+  const std::int64_t slice = padded / 3;
+  std::vector<AdamW> parts;
+  for (int r = 0; r < 3; ++r) parts.emplace_back(table, options, heap, r * slice, (r + 1) * slice);
+  for (int step = 1; step <= 3; ++step) {
+    for (std::size_t i = 0; i < g.size(); ++i) g[i] = std::cos(0.11f * static_cast<float>(i) * static_cast<float>(step));
+    whole.step(std::span(whole_p).first(static_cast<std::size_t>(table.count())),
+               std::span<const float>(g).first(static_cast<std::size_t>(table.count())), 1e-2f);
+    for (AdamW& part : parts) {
+      const auto at = static_cast<std::size_t>(part.begin());
+      const auto n = static_cast<std::size_t>(part.end() - part.begin());
+      part.step(std::span(sliced_p).subspan(at, n), std::span<const float>(g).subspan(at, n), 1e-2f);
+    }
+  }
+  EXPECT_EQ(sliced_p, whole_p);
+  for (const AdamW& part : parts) {
+    EXPECT_EQ(part.step_count(), 3);
+    EXPECT_EQ(static_cast<std::int64_t>(part.exp_avg().size()), slice);
+  }
+  const float m = whole.exp_avg()[static_cast<std::size_t>(slice + 5)];
+  EXPECT_EQ(parts[1].exp_avg()[5], m);
+}
+
 }  // namespace
 }  // namespace shmtrain

@@ -46,7 +46,8 @@ class Communicator {
   virtual void broadcast(std::span<float> data, int root) = 0;
   virtual void barrier() = 0;
   // output[q * n .. (q+1) * n) = rank q's input, n = input.size().
-  // REQUIRES: output.size() == input.size() * size().
+  // REQUIRES: output.size() == input.size() * size(). input may be this rank's own part of
+  // output (in place); no other overlap.
   virtual void allgather(std::span<const float> input, std::span<float> output) = 0;
   // output = op over every rank's input[rank * n .. (rank+1) * n), n = output.size().
   // REQUIRES: input.size() == output.size() * size().

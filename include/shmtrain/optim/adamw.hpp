@@ -2,8 +2,13 @@
 // AdamW with torch.optim.AdamW semantics (decoupled weight decay applied first, bias
 // correction, eps added after the square root), over the flat parameter arena. Weight decay
 // follows each ParamEntry's `decay` flag (HF Trainer: none for biases and LayerNorm).
+//
+// An AdamW may own only a range [begin, end) of the arena: with --shard_optimizer each worker
+// updates its own slice and keeps moments for it alone. Every span it takes or gives is then
+// that range's window (element 0 is arena float `begin`).
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "shmtrain/model/param_table.hpp"
 #include "shmtrain/tensor/allocator.hpp"
@@ -17,23 +22,40 @@ struct AdamWOptions {
   float weight_decay = 0.0f;
 };
 
+// The whole state of an AdamW over the arena, as a checkpoint holds it.
+struct AdamWState {
+  std::vector<float> exp_avg;     // table.count() floats
+  std::vector<float> exp_avg_sq;  // table.count() floats
+  std::int64_t step = 0;
+};
+
 class AdamW {
  public:
-  // The moment arenas (m, v) come from `allocator`, table.count() floats each.
+  // The whole arena [0, table.count()).
   AdamW(const ParamTable& table, AdamWOptions options, ArenaAllocator& allocator);
+  // Arena floats [begin, end); end may pass table.count() (the padded tail holds no parameter).
+  // The moments (end - begin floats each) come from `allocator`.
+  AdamW(const ParamTable& table, AdamWOptions options, ArenaAllocator& allocator, std::int64_t begin,
+        std::int64_t end);
 
-  // One update of every parameter at learning rate lr; increments step_count().
+  // One update of the range's parameters at learning rate lr; increments step_count().
+  // REQUIRES: params and grads hold the range's end - begin floats.
   void step(std::span<float> params, std::span<const float> grads, float lr);
+
+  std::int64_t begin() const { return begin_; }
+  std::int64_t end() const { return end_; }
 
   std::int64_t step_count() const { return step_; }
   // The state a checkpoint saves and restores.
-  std::span<float> exp_avg() { return m_; }
-  std::span<float> exp_avg_sq() { return v_; }
+  std::span<float> exp_avg() const { return m_; }
+  std::span<float> exp_avg_sq() const { return v_; }
   void set_step_count(std::int64_t step) { step_ = step; }
 
  private:
   const ParamTable& table_;
   AdamWOptions options_;
+  std::int64_t begin_;
+  std::int64_t end_;
   std::span<float> m_;
   std::span<float> v_;
   std::int64_t step_ = 0;

@@ -11,6 +11,11 @@ void set_compute_threads(int threads);
 // The count in force: the value set, or the CPUs in this process's affinity mask.
 int compute_threads();
 
+// Ends the compute threads this process started (oneTBB's pool; OpenBLAS shuts its own down at
+// fork): a launcher that tokenized data in parallel calls it before it forks its workers.
+// Later parallel work starts them again. Throws Error when they cannot be stopped.
+void stop_compute_threads();
+
 // CPUs in this process's affinity mask (taskset, cgroups, the launcher's binding).
 int allowed_cpu_count();
 

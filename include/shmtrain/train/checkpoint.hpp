@@ -20,7 +20,7 @@ struct CheckpointView {
   const BertConfig& config;
   const ParamTable& table;
   std::span<const float> params;
-  AdamW& optimizer;
+  const AdamWState& optimizer;
   const TrainerState& state;
   const text::TokenizerSpec& tokenizer;
   const std::string& options_toml;
@@ -29,9 +29,10 @@ struct CheckpointView {
 // Writes output_dir/checkpoint-<state.global_step> and returns its path.
 std::filesystem::path save_checkpoint(const std::filesystem::path& output_dir, const CheckpointView& checkpoint);
 
-// Reads a checkpoint into params and the optimizer; returns its trainer state. Throws
+// Reads a checkpoint into params (table.count() floats) and `optimizer` (filled whole);
+// returns its trainer state. Throws
 // InputError naming the file when a part is missing or does not fit the model.
 TrainerState load_checkpoint(const std::filesystem::path& folder, const BertConfig& config, const ParamTable& table,
-                             std::span<float> params, AdamW& optimizer);
+                             std::span<float> params, AdamWState& optimizer);
 
 }  // namespace shmtrain::train

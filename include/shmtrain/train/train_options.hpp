@@ -64,6 +64,7 @@ struct TrainOptions {
 
   // Compute.
   std::optional<std::int64_t> threads;  // compute threads per worker; default: its cores
+  bool shard_optimizer = false;  // each worker keeps AdamW's state for 1/P of the parameters
 };
 
 }  // namespace shmtrain::train

@@ -15,11 +15,13 @@
 // micro-batches it has) instead of carrying gradients into the next epoch.
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "shmtrain/comm/communicator.hpp"
+#include "shmtrain/train/run_inputs.hpp"
 #include "shmtrain/train/train_options.hpp"
 
 namespace shmtrain::train {
@@ -32,10 +34,27 @@ struct TrainSummary {
   std::vector<std::pair<std::string, double>> eval_metrics;  // with the "eval_" prefix, HF's names
 };
 
-// Runs options (already validated) on `comm`. Rank 0 writes output_dir and prints progress
-// and log lines on `out`. `options_toml` is the resolved configuration saved with the model.
-// Throws InputError for bad input and Error for failures.
-TrainSummary run_training(const TrainOptions& options, const std::string& options_toml, comm::Communicator& comm,
-                          std::FILE* out);
+// What a run reads and decides before it trains: its inputs (model config, tokenizer,
+// tokenized data) and, unless dry_run, the prepared output_dir and the checkpoint to resume
+// from. Made once, before the workers are forked: bad input is one error before any worker
+// exists, the data is tokenized once, and the workers share it copy-on-write.
+struct PreparedRun {
+  RunInputs inputs;
+  std::filesystem::path resume;    // empty: a fresh run
+  std::vector<std::string> notes;  // what the output_dir decision was, for rank 0 to print
+};
+
+// Throws InputError for bad input (every check that needs no model weights).
+PreparedRun prepare_run(const TrainOptions& options);
+
+// --dry_run: the model, data, workers and steps the run would have, and the resolved configuration.
+void print_dry_run(const TrainOptions& options, const std::string& options_toml, const PreparedRun& prepared,
+                   int workers, int threads, std::FILE* out);
+
+// Runs options (already validated) on `comm`; every worker passes the same `prepared`. Rank 0
+// writes output_dir and prints progress and log lines on `out`. `options_toml` is the resolved
+// configuration saved with the model. Throws InputError for bad input and Error for failures.
+TrainSummary run_training(const TrainOptions& options, const std::string& options_toml, const PreparedRun& prepared,
+                          comm::Communicator& comm, std::FILE* out);
 
 }  // namespace shmtrain::train

@@ -1,0 +1,96 @@
+#pragma once
+// One optimizer step of data-parallel training, shared by the trainer and `shmtrain bench
+// train`: forward and backward of the step's micro-batches into the gradient arena, the
+// exchange (gradients averaged over the workers), global-norm clipping and AdamW, with the
+// step's time split into those phases.
+//
+// Two ways to update, the same result within rounding:
+//   replicated (default)   all-reduce the gradients; every worker applies AdamW to every
+//                          parameter and keeps the whole optimizer state.
+//   sharded                reduce-scatter the gradients; worker r applies AdamW to its slice r
+//                          of the arena (optimizer state for 1/P of the parameters), then the
+//                          parameters are all-gathered.
+// Either way the parameters are identical on every worker after each step: the reductions
+// are deterministic and every worker applies the same update to the same values.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "shmtrain/comm/communicator.hpp"
+#include "shmtrain/model/batch.hpp"
+#include "shmtrain/model/bert_classifier.hpp"
+#include "shmtrain/model/bert_config.hpp"
+#include "shmtrain/model/param_table.hpp"
+#include "shmtrain/optim/adamw.hpp"
+#include "shmtrain/tensor/allocator.hpp"
+
+namespace shmtrain::train {
+
+struct EngineOptions {
+  AdamWOptions adamw;
+  bool shard_optimizer = false;
+};
+
+// Seconds per phase; exchange is what the step waited for the exchange (not hidden behind
+// compute), optimizer covers clipping, AdamW and, when sharded, the parameters' all-gather.
+struct StepTimes {
+  double forward = 0;
+  double backward = 0;
+  double exchange = 0;
+  double optimizer = 0;
+  double total() const { return forward + backward + exchange + optimizer; }
+};
+
+struct StepResult {
+  double loss = 0;       // mean over the global batch
+  double grad_norm = 0;  // before clipping, over the averaged gradients
+  StepTimes times;
+};
+
+class StepEngine {
+ public:
+  // Collective: every worker constructs it with the same table. The gradient arena comes from
+  // comm.allocate() (the shared segment when the transport has one).
+  StepEngine(const BertConfig& config, const ParamTable& table, comm::Communicator& comm, EngineOptions options);
+  StepEngine(const StepEngine&) = delete;
+  StepEngine& operator=(const StepEngine&) = delete;
+
+  // table.count() floats: initialise or load here, then call sync_parameters().
+  std::span<float> params() { return std::span(params_).first(count_); }
+  // Collective: every worker takes rank 0's parameters, so that all start identical.
+  void sync_parameters();
+
+  BertForSequenceClassification& model() { return *model_; }
+
+  // Collective. REQUIRES: at least one micro-batch, each validated against the config, and one
+  // context per micro-batch. Backward scales each micro-batch's loss by 1 / their number.
+  StepResult step(std::span<const Batch> micro_batches, std::span<const StepContext> contexts, float lr,
+                  double max_grad_norm);
+
+  // Collective when sharded (the slices are gathered): the state on every worker.
+  AdamWState optimizer_state();
+  // Every worker passes the whole state; each keeps its part.
+  void set_optimizer_state(const AdamWState& state);
+  std::int64_t optimizer_steps() const { return optimizer_->step_count(); }
+
+ private:
+  double update_replicated(float lr, double max_grad_norm, StepTimes& times);
+  double update_sharded(float lr, double max_grad_norm, StepTimes& times);
+
+  const ParamTable& table_;
+  comm::Communicator& comm_;
+  EngineOptions options_;
+  std::size_t count_;
+  std::size_t padded_;
+  std::size_t slice_;  // padded_ / workers
+  std::vector<float> params_;  // padded_ floats
+  std::span<float> grads_;     // padded_ floats, from comm.allocate()
+  std::vector<float> grad_slice_;  // sharded: this worker's averaged slice
+  HeapArenaAllocator state_allocator_;
+  std::optional<AdamW> optimizer_;
+  std::optional<BertForSequenceClassification> model_;
+  std::vector<float> loss_buffer_;
+};
+
+}  // namespace shmtrain::train

@@ -1,0 +1,145 @@
+#include "shmtrain/train/step_engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/optim/clip.hpp"
+#include "shmtrain/tensor/parallel.hpp"
+
+namespace shmtrain::train {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+}  // namespace
+
+StepEngine::StepEngine(const BertConfig& config, const ParamTable& table, comm::Communicator& comm,
+                       EngineOptions options)
+    : table_(table),
+      comm_(comm),
+      options_(options),
+      count_(static_cast<std::size_t>(table.count())),
+      padded_(static_cast<std::size_t>(table.padded_count(comm.size()))),
+      slice_(padded_ / static_cast<std::size_t>(comm.size())),
+      params_(padded_, 0.0f),
+      grads_(comm.allocate(padded_)),
+      loss_buffer_(1) {
+  if (options_.shard_optimizer) {
+    const auto begin = static_cast<std::int64_t>(slice_) * comm.rank();
+    grad_slice_.assign(slice_, 0.0f);
+    optimizer_.emplace(table, options_.adamw, state_allocator_, begin, begin + static_cast<std::int64_t>(slice_));
+  } else {
+    optimizer_.emplace(table, options_.adamw, state_allocator_);
+  }
+  model_.emplace(config, table, params(), grads_.first(count_));
+}
+
+void StepEngine::sync_parameters() { comm_.broadcast(params_, 0); }
+
+StepResult StepEngine::step(std::span<const Batch> micro_batches, std::span<const StepContext> contexts, float lr,
+                            double max_grad_norm) {
+  if (micro_batches.empty() || contexts.size() != micro_batches.size()) {
+    throw Error(fmt::format("StepEngine::step: {} micro-batches with {} contexts", micro_batches.size(),
+                            contexts.size()));
+  }
+  StepResult result;
+  std::fill(grads_.begin(), grads_.end(), 0.0f);
+  const float scale = 1.0f / static_cast<float>(micro_batches.size());
+  double loss = 0;
+  for (std::size_t i = 0; i < micro_batches.size(); ++i) {
+    const auto t0 = Clock::now();
+    loss += model_->forward(micro_batches[i], contexts[i]);
+    const auto t1 = Clock::now();
+    model_->backward(scale);
+    result.times.forward += seconds_between(t0, t1);
+    result.times.backward += seconds_between(t1, Clock::now());
+  }
+  loss_buffer_[0] = static_cast<float>(loss / static_cast<double>(micro_batches.size()));
+  result.grad_norm = options_.shard_optimizer ? update_sharded(lr, max_grad_norm, result.times)
+                                              : update_replicated(lr, max_grad_norm, result.times);
+  // Small and after the update: it costs one short wait, and no worker can be a step ahead.
+  comm_.allreduce(loss_buffer_, comm::ReduceOp::avg);
+  result.loss = loss_buffer_[0];
+  return result;
+}
+
+double StepEngine::update_replicated(float lr, double max_grad_norm, StepTimes& times) {
+  const auto t0 = Clock::now();
+  comm_.allreduce(grads_, comm::ReduceOp::avg);
+  const auto t1 = Clock::now();
+  const double norm = clip_grad_norm(grads_, max_grad_norm);
+  optimizer_->step(params(), grads_.first(count_), lr);
+  times.exchange += seconds_between(t0, t1);
+  times.optimizer += seconds_between(t1, Clock::now());
+  return norm;
+}
+
+double StepEngine::update_sharded(float lr, double max_grad_norm, StepTimes& times) {
+  const auto t0 = Clock::now();
+  comm_.reduce_scatter(grads_, grad_slice_, comm::ReduceOp::avg);
+  const auto t1 = Clock::now();
+  // The global norm from every worker's sum of squares, added in rank order.
+  const double own = global_grad_norm(grad_slice_);
+  std::vector<float> squares(static_cast<std::size_t>(comm_.size()), 0.0f);
+  squares[static_cast<std::size_t>(comm_.rank())] = static_cast<float>(own * own);
+  comm_.allreduce(squares, comm::ReduceOp::sum);
+  double total = 0;
+  for (float s : squares) total += s;
+  const double norm = std::sqrt(total);
+  if (max_grad_norm > 0) {
+    const double coef = max_grad_norm / (norm + 1e-6);
+    if (coef < 1.0) {
+      const auto factor = static_cast<float>(coef);
+      for (float& g : grad_slice_) g *= factor;
+    }
+  }
+  const std::span<float> own_params = std::span(params_).subspan(static_cast<std::size_t>(optimizer_->begin()), slice_);
+  optimizer_->step(own_params, grad_slice_, lr);
+  comm_.allgather(own_params, params_);
+  times.exchange += seconds_between(t0, t1);
+  times.optimizer += seconds_between(t1, Clock::now());
+  return norm;
+}
+
+AdamWState StepEngine::optimizer_state() {
+  AdamWState state;
+  state.step = optimizer_->step_count();
+  if (!options_.shard_optimizer) {
+    state.exp_avg.assign(optimizer_->exp_avg().begin(), optimizer_->exp_avg().end());
+    state.exp_avg_sq.assign(optimizer_->exp_avg_sq().begin(), optimizer_->exp_avg_sq().end());
+    return state;
+  }
+  for (auto [mine, whole] : {std::pair{optimizer_->exp_avg(), &state.exp_avg},
+                             std::pair{optimizer_->exp_avg_sq(), &state.exp_avg_sq}}) {
+    whole->assign(padded_, 0.0f);
+    comm_.allgather(mine, *whole);
+    whole->resize(count_);
+  }
+  return state;
+}
+
+void StepEngine::set_optimizer_state(const AdamWState& state) {
+  if (state.exp_avg.size() != count_ || state.exp_avg_sq.size() != count_) {
+    throw Error(fmt::format("StepEngine::set_optimizer_state: {} and {} floats for {} parameters",
+                            state.exp_avg.size(), state.exp_avg_sq.size(), count_));
+  }
+  const auto begin = static_cast<std::size_t>(optimizer_->begin());
+  for (auto [mine, whole] : {std::pair{optimizer_->exp_avg(), std::span<const float>(state.exp_avg)},
+                             std::pair{optimizer_->exp_avg_sq(), std::span<const float>(state.exp_avg_sq)}}) {
+    std::fill(mine.begin(), mine.end(), 0.0f);
+    const std::size_t end = std::min(count_, begin + mine.size());
+    if (end > begin) std::copy(whole.begin() + static_cast<std::ptrdiff_t>(begin),
+                               whole.begin() + static_cast<std::ptrdiff_t>(end), mine.begin());
+  }
+  optimizer_->set_step_count(state.step);
+}
+
+}  // namespace shmtrain::train

@@ -1,0 +1,175 @@
+// Data-parallel `shmtrain train` through the built binary, workers as real processes: P
+// workers with B/P rows each train the model that one worker trains with B rows, replicated or
+// with a sharded optimizer; runs are deterministic; a 2-worker checkpoint resumes exactly.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "reference_run.hpp"
+#include "shmtrain/io/safetensors.hpp"
+#include "support/test_support.hpp"
+
+namespace shmtrain::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The PyTorch reference's settings (train_cli_test.cpp) with the global batch of 8 split over
+// `workers`: the DistributedSampler gives worker r rows r, r+P, ... so that each step covers
+// the same 8 rows as the single worker's.
+std::string flags_for(const ReferenceRun& run, const fs::path& output_dir, int workers, bool shard) {
+  return fmt::format(
+      "train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 32"
+      " --per_device_train_batch_size {} --nproc_per_node {} --learning_rate 1e-3 --weight_decay 0.01"
+      " --lr_scheduler_type constant --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0{}",
+      run.model.string(), run.train_file.string(), output_dir.string(), 8 / workers, workers,
+      shard ? " --shard_optimizer" : "");
+}
+
+// Within 1e-5 as the norm of the whole model's difference relative to its norm, and
+// elementwise within 1e-4 (the bound against PyTorch's final weights). Not 1e-5 per element:
+// AdamW divides by sqrt(v) + eps, so where the gradient is nothing but rounding noise, the
+// noise of a sum taken in another order becomes a step of up to lr. The attention key biases
+// are such parameters (a key bias shifts all of a query's scores equally, which softmax
+// ignores: its exact gradient is 0); their values stay at the noise level, 1e-6 to 1e-5.
+void expect_same_weights(const fs::path& actual, const fs::path& expected) {
+  const io::SafetensorsReader a(actual);
+  const io::SafetensorsReader e(expected);
+  ASSERT_EQ(a.tensors().size(), e.tensors().size());
+  double diff = 0;
+  double norm = 0;
+  for (const io::TensorInfo& info : e.tensors()) {
+    const std::vector<float> x = a.load(info.name);
+    const std::vector<float> y = e.load(info.name);
+    ASSERT_EQ(x.size(), y.size()) << info.name;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      diff += (static_cast<double>(x[i]) - y[i]) * (static_cast<double>(x[i]) - y[i]);
+      norm += static_cast<double>(y[i]) * y[i];
+    }
+    EXPECT_TRUE(all_close(x, y, 1e-4)) << info.name;
+  }
+  std::printf("final weights: relative difference %.2e\n", std::sqrt(diff / norm));
+  EXPECT_LE(std::sqrt(diff), 1e-5 * std::sqrt(norm));
+}
+
+class DataParallel : public ::testing::TestWithParam<bool> {};
+
+TEST_P(DataParallel, TwoAndFourWorkersTrainTheModelOfOneWithTheSameGlobalBatch) {
+  const bool shard = GetParam();
+  const TempDir dir;
+  const ReferenceRun run = write_reference_run(dir);
+  const CliRun single = run_shmtrain(flags_for(run, dir / "p1", 1, false));
+  ASSERT_EQ(single.exit_code, 0) << single.output();
+  const auto expected = metric_by_step(dir / "p1" / "metrics.jsonl", "loss");
+  ASSERT_EQ(expected.size(), 20u);
+  for (int workers : {2, 4}) {
+    const fs::path out = dir / fmt::format("p{}", workers);
+    const CliRun result = run_shmtrain(flags_for(run, out, workers, shard));
+    ASSERT_EQ(result.exit_code, 0) << result.output();
+    EXPECT_NE(result.out.find(fmt::format("training: {} worker(s)", workers)), std::string::npos) << result.out;
+    const auto losses = metric_by_step(out / "metrics.jsonl", "loss");
+    ASSERT_EQ(losses.size(), expected.size());
+    for (std::size_t i = 0; i < losses.size(); ++i) {
+      EXPECT_EQ(losses[i].first, expected[i].first);
+      EXPECT_NEAR(losses[i].second, expected[i].second, 1e-5 * std::abs(expected[i].second))
+          << workers << " workers, step " << i + 1;
+    }
+    expect_same_weights(out / "model.safetensors", dir / "p1" / "model.safetensors");
+  }
+}
+
+// The same seed and worker count give the same bits: dropout, shuffling and the exchange's
+// reductions are all fixed functions of the run.
+TEST_P(DataParallel, TwoWorkerRunsAreBitIdentical) {
+  const bool shard = GetParam();
+  const TempDir dir;
+  const ReferenceRun run = write_reference_run(dir);
+  const std::string flags = " --model_name_or_path " + run.model.string() + " --train_file " +
+                            run.train_file.string() +
+                            " --do_eval false --max_seq_length 32 --per_device_train_batch_size 4"
+                            " --nproc_per_node 2 --hidden_dropout_prob 0.1 --logging_steps 1 --max_steps 12"
+                            " --save_steps 0 --warmup_ratio 0.2" +
+                            std::string(shard ? " --shard_optimizer" : "");
+  for (const char* name : {"a", "b"}) {
+    const CliRun result = run_shmtrain("train --output_dir " + (dir / name).string() + flags);
+    ASSERT_EQ(result.exit_code, 0) << result.output();
+  }
+  const auto a = metric_by_step(dir / "a" / "metrics.jsonl", "loss");
+  const auto b = metric_by_step(dir / "b" / "metrics.jsonl", "loss");
+  ASSERT_EQ(a.size(), 12u);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(read_file(dir / "a" / "model.safetensors"), read_file(dir / "b" / "model.safetensors"));
+}
+
+// A 2-worker checkpoint (with a sharded optimizer, its moments gathered from both workers)
+// resumes on 2 workers to the losses of the run that never stopped.
+TEST_P(DataParallel, ATwoWorkerCheckpointResumesToTheSameLosses) {
+  const bool shard = GetParam();
+  const TempDir dir;
+  const ReferenceRun run = write_reference_run(dir);
+  const std::string flags = " --model_name_or_path " + run.model.string() + " --train_file " +
+                            run.train_file.string() +
+                            " --do_eval false --max_seq_length 32 --per_device_train_batch_size 8"
+                            " --gradient_accumulation_steps 2 --nproc_per_node 2 --learning_rate 1e-3"
+                            " --warmup_ratio 0.2 --hidden_dropout_prob 0.1 --logging_steps 1 --max_steps 8"
+                            " --save_steps 3" +
+                            std::string(shard ? " --shard_optimizer" : "");
+  const CliRun straight = run_shmtrain("train --output_dir " + (dir / "straight").string() + flags);
+  ASSERT_EQ(straight.exit_code, 0) << straight.output();
+  const CliRun resumed = run_shmtrain("train --output_dir " + (dir / "resumed").string() +
+                                      " --resume_from_checkpoint " + (dir / "straight" / "checkpoint-3").string() +
+                                      flags);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output();
+  EXPECT_NE(resumed.out.find("resumed from"), std::string::npos) << resumed.out;
+  const auto expected = metric_by_step(dir / "straight" / "metrics.jsonl", "loss");
+  const auto after = metric_by_step(dir / "resumed" / "metrics.jsonl", "loss");
+  ASSERT_EQ(expected.size(), 8u);
+  ASSERT_EQ(after.size(), 5u);
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].first, expected[i + 3].first);
+    EXPECT_EQ(after[i].second, expected[i + 3].second) << "step " << after[i].first;
+  }
+  EXPECT_EQ(read_file(dir / "resumed" / "model.safetensors"), read_file(dir / "straight" / "model.safetensors"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Optimizer, DataParallel, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& param) {
+                           return param.param ? std::string("sharded") : std::string("replicated");
+                         });
+
+TEST(DataParallelCli, ACheckpointOfAnotherWorkerCountIsRefusedByName) {
+  const TempDir dir;
+  const ReferenceRun run = write_reference_run(dir);
+  const std::string flags = " --model_name_or_path " + run.model.string() + " --train_file " +
+                            run.train_file.string() +
+                            " --do_eval false --max_seq_length 32 --per_device_train_batch_size 4 --max_steps 4"
+                            " --save_steps 2";
+  ASSERT_EQ(run_shmtrain("train --nproc_per_node 2 --output_dir " + (dir / "two").string() + flags).exit_code, 0);
+  const CliRun one = run_shmtrain("train --output_dir " + (dir / "one").string() + " --resume_from_checkpoint " +
+                                  (dir / "two" / "checkpoint-2").string() + flags);
+  EXPECT_EQ(one.exit_code, 1);
+  EXPECT_NE(one.err.find("the checkpoint was made with 2 worker(s)"), std::string::npos) << one.err;
+}
+
+TEST(DataParallelCli, DryRunPrintsThePlacementAndWorkers) {
+  const TempDir dir;
+  const ReferenceRun run = write_reference_run(dir);
+  const CliRun result = run_shmtrain("train --dry_run --nproc_per_node 2 --model_name_or_path " +
+                                     run.model.string() + " --train_file " + run.train_file.string() +
+                                     " --do_eval false --output_dir " + (dir / "out").string() +
+                                     " --max_seq_length 32 --per_device_train_batch_size 4 --shard_optimizer");
+  ASSERT_EQ(result.exit_code, 0) << result.output();
+  EXPECT_NE(result.out.find("rank  package"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("training: 2 worker(s) x "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("sharded optimizer | batch 4 x 2 worker(s) x 1 accumulation = 8 | 20 steps/epoch"),
+            std::string::npos)
+      << result.out;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+}  // namespace
+}  // namespace shmtrain::testing
