@@ -1,0 +1,133 @@
+// A worker of a 2-worker `shmtrain train` killed mid-run: the job stops within seconds with a
+// non-zero exit naming the rank and the cause, its segment is gone from /dev/shm, and the last
+// checkpoint is whole (the run resumes from it).
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "reference_run.hpp"
+#include "support/test_support.hpp"
+
+namespace shmtrain::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::set<std::string> shmtrain_segments() {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator("/dev/shm")) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("shmtrain-", 0) == 0) names.insert(name);
+  }
+  return names;
+}
+
+std::vector<pid_t> children_of(pid_t pid) {
+  std::ifstream file(fmt::format("/proc/{}/task/{}/children", pid, pid));
+  std::vector<pid_t> pids;
+  for (pid_t child; file >> child;) pids.push_back(child);
+  return pids;
+}
+
+// `build/shmtrain <args>` started in the background, stdout and stderr into files.
+pid_t start_shmtrain(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (out_fd < 0 || err_fd < 0 || dup2(out_fd, STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0) _exit(126);
+  const std::string binary = shmtrain_binary().string();
+  std::vector<char*> argv{const_cast<char*>(binary.c_str())};
+  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  execv(binary.c_str(), argv.data());
+  _exit(127);
+}
+
+std::vector<std::string> split_words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+TEST(WorkerFailure, AKilledWorkerStopsTheRunNamingItAndLeavesTheLastCheckpointWhole) {
+  const TempDir dir;
+  const ReferenceRun run = write_reference_run(dir);
+  const fs::path out = dir / "out";
+  // 20 steps per epoch and thousands of epochs: the run is still training when the worker dies.
+  const std::string flags = "train --nproc_per_node 2 --model_name_or_path " + run.model.string() +
+                            " --train_file " + run.train_file.string() + " --output_dir " + out.string() +
+                            " --do_eval false --max_seq_length 32 --per_device_train_batch_size 4"
+                            " --num_train_epochs 5000 --save_steps 25 --logging_steps 1000 --disable_tqdm";
+  const pid_t launcher = start_shmtrain(split_words(flags), dir / "stdout.txt", dir / "stderr.txt");
+  ASSERT_GT(launcher, 0);
+
+  std::set<std::string> job_segments;
+  const auto started = std::chrono::steady_clock::now();
+  while (!fs::exists(out / "checkpoint-50") && std::chrono::steady_clock::now() - started < 60s) {
+    std::this_thread::sleep_for(20ms);
+  }
+  const std::vector<pid_t> workers = children_of(launcher);
+  for (const std::string& name : shmtrain_segments()) job_segments.insert(name);
+  ASSERT_TRUE(fs::exists(out / "checkpoint-50")) << read_file(dir / "stderr.txt");
+  ASSERT_EQ(workers.size(), 2u);
+  ASSERT_FALSE(job_segments.empty());
+
+  ASSERT_EQ(kill(workers[1], SIGKILL), 0);
+  const auto killed = std::chrono::steady_clock::now();
+  int status = 0;
+  pid_t reaped = 0;
+  while ((reaped = waitpid(launcher, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() - killed < 20s) {
+    std::this_thread::sleep_for(10ms);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  if (reaped == 0) {
+    kill(launcher, SIGKILL);
+    waitpid(launcher, &status, 0);
+    FAIL() << "the launcher still ran 20 s after a worker was killed";
+  }
+  std::printf("the run stopped %.2f s after its worker was killed\n", seconds);
+  EXPECT_LT(seconds, 10.0);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_NE(WEXITSTATUS(status), 0);
+  const std::string err = read_file(dir / "stderr.txt");
+  EXPECT_NE(err.find(fmt::format("worker 1 (pid {}, socket 0) killed by signal 9", workers[1])), std::string::npos)
+      << err;
+  for (const std::string& name : shmtrain_segments()) EXPECT_EQ(job_segments.count(name), 0u) << name;
+  for (pid_t worker : workers) EXPECT_NE(kill(worker, 0), 0) << "worker " << worker << " outlived the job";
+
+  // Rerun into the same output_dir: it resumes from the newest checkpoint, which must be whole.
+  std::vector<fs::path> checkpoints;
+  for (const auto& entry : fs::directory_iterator(out)) {
+    if (entry.path().filename().string().rfind("checkpoint-", 0) == 0) checkpoints.push_back(entry.path());
+  }
+  ASSERT_FALSE(checkpoints.empty());
+  std::sort(checkpoints.begin(), checkpoints.end(), [](const fs::path& a, const fs::path& b) {
+    return std::stol(a.filename().string().substr(11)) < std::stol(b.filename().string().substr(11));
+  });
+  const std::string last = checkpoints.back().filename().string();
+  const long step = std::stol(last.substr(11));
+  const CliRun resumed = run_shmtrain(flags + fmt::format(" --max_steps {}", step + 2));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output();
+  EXPECT_NE(resumed.out.find("resuming from " + last), std::string::npos) << resumed.out;
+  EXPECT_NE(resumed.out.find(fmt::format("step {}/{}", step + 2, step + 2)), std::string::npos) << resumed.out;
+}
+
+}  // namespace
+}  // namespace shmtrain::testing
