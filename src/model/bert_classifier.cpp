@@ -127,7 +127,7 @@ float BertForSequenceClassification::forward(const Batch& batch, const StepConte
   return cross_entropy_forward(probs_.data(), logits_.data(), batch.labels.data(), b_size, labels);
 }
 
-void BertForSequenceClassification::backward(float loss_scale) {
+void BertForSequenceClassification::backward(float loss_scale, const GradientsFinal& gradients_final) {
   const Batch& batch = *batch_;
   const std::int64_t b_size = batch_size_;
   const std::int64_t t = seq_;
@@ -136,6 +136,9 @@ void BertForSequenceClassification::backward(float loss_scale) {
   const std::int64_t labels = config_.num_labels();
   auto param = [&](const char* name) { return params_.data() + table_.at(name).offset; };
   auto grad = [&](const char* name) { return grads_.data() + table_.at(name).offset; };
+  auto done_from = [&](std::int64_t offset) {
+    if (gradients_final) gradients_final(offset);
+  };
 
   std::vector<float>& dlogits = probs_;  // the loss backward overwrites the cached softmax in place
   if (config_.is_regression()) {
@@ -157,6 +160,7 @@ void BertForSequenceClassification::backward(float loss_scale) {
   linear_backward(dcls.data(), grad("bert.pooler.dense.weight"), grad("bert.pooler.dense.bias"), dpooled.data(),
                   cls_.data(), param("bert.pooler.dense.weight"), b_size, h, h);
   for (std::int64_t b = 0; b < b_size; ++b) std::copy_n(dcls.data() + b * h, h, dhidden_a_.data() + b * t * h);
+  done_from(table_.at("bert.pooler.dense.weight").offset);
 
   float* dy = dhidden_a_.data();
   float* dx = dhidden_b_.data();
@@ -165,6 +169,7 @@ void BertForSequenceClassification::backward(float loss_scale) {
     encoder_layer_backward(dx, dy, layers_[l], x, layer_weights_[l], layer_grads_[l], scratch_, dims(),
                            layer_dropout(l));
     std::swap(dx, dy);
+    done_from(table_.at(fmt::format("bert.encoder.layer.{}.attention.self.query.weight", l)).offset);
   }
 
   dropout_backward(dy, dy, n * h, hidden_p, dropout_key(context_.seed, context_.rank, context_.step, kEmbeddingSite));
@@ -174,6 +179,7 @@ void BertForSequenceClassification::backward(float loss_scale) {
   embedding_backward(grad("bert.embeddings.word_embeddings.weight"), grad("bert.embeddings.position_embeddings.weight"),
                      grad("bert.embeddings.token_type_embeddings.weight"), dx, batch.input_ids.data(),
                      batch.token_type_ids.data(), b_size, t, h, config_.pad_token_id);
+  done_from(0);
 }
 
 }  // namespace shmtrain

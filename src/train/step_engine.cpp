@@ -40,6 +40,9 @@ StepEngine::StepEngine(const BertConfig& config, const ParamTable& table, comm::
     optimizer_.emplace(table, options_.adamw, state_allocator_);
   }
   model_.emplace(config, table, params(), grads_.first(count_));
+  if (!options_.shard_optimizer && options_.overlap_exchange && comm.size() > 1) {
+    overlapped_.emplace(comm, grads_, comm::ReduceOp::avg, options_.bucket_floats);
+  }
 }
 
 void StepEngine::sync_parameters() { comm_.broadcast(params_, 0); }
@@ -58,7 +61,13 @@ StepResult StepEngine::step(std::span<const Batch> micro_batches, std::span<cons
     const auto t0 = Clock::now();
     loss += model_->forward(micro_batches[i], contexts[i]);
     const auto t1 = Clock::now();
-    model_->backward(scale);
+    if (overlapped_ && i + 1 == micro_batches.size()) {
+      // The last micro-batch completes each gradient: its buckets go out as backward finishes them.
+      overlapped_->start();
+      model_->backward(scale, [this](std::int64_t offset) { overlapped_->ready(static_cast<std::size_t>(offset)); });
+    } else {
+      model_->backward(scale);
+    }
     result.times.forward += seconds_between(t0, t1);
     result.times.backward += seconds_between(t1, Clock::now());
   }
@@ -73,7 +82,11 @@ StepResult StepEngine::step(std::span<const Batch> micro_batches, std::span<cons
 
 double StepEngine::update_replicated(float lr, double max_grad_norm, StepTimes& times) {
   const auto t0 = Clock::now();
-  comm_.allreduce(grads_, comm::ReduceOp::avg);
+  if (overlapped_) {
+    overlapped_->finish();
+  } else {
+    comm_.allreduce(grads_, comm::ReduceOp::avg);
+  }
   const auto t1 = Clock::now();
   const double norm = clip_grad_norm(grads_, max_grad_norm);
   optimizer_->step(params(), grads_.first(count_), lr);

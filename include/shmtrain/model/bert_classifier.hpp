@@ -4,6 +4,7 @@
 // gradients are views into caller-owned arenas laid out by ParamTable; this class owns only
 // the activations of the last forward.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -33,9 +34,16 @@ class BertForSequenceClassification {
   // REQUIRES: batch.validate(config) passed.
   float forward(const Batch& batch, const StepContext& context);
 
+  // Called during backward with an arena offset: from there to the end of the arena, every
+  // gradient is final for this backward (the table orders parameters so that backward finishes
+  // them from the end: classifier and pooler, then the layers from the last, then embeddings).
+  using GradientsFinal = std::function<void(std::int64_t offset)>;
+
   // Accumulates d(loss)/d(params) into the gradient arena, scaled by loss_scale (1 / the
-  // number of accumulated micro-batches). REQUIRES: the last forward was a training one with labels.
-  void backward(float loss_scale = 1.0f);
+  // number of accumulated micro-batches); tells `gradients_final` (when set) as the gradients
+  // of each part are done, last with offset 0. REQUIRES: the last forward was a training one
+  // with labels.
+  void backward(float loss_scale = 1.0f, const GradientsFinal& gradients_final = {});
 
   // (B, num_labels) of the last forward.
   std::span<const float> logits() const { return logits_; }

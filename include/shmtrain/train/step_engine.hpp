@@ -10,6 +10,8 @@
 //   sharded                reduce-scatter the gradients; worker r applies AdamW to its slice r
 //                          of the arena (optimizer state for 1/P of the parameters), then the
 //                          parameters are all-gathered.
+// Replicated, the exchange overlaps backward: each layer's gradients are averaged as soon as
+// backward is done with them (sharded, the reduce-scatter waits for the whole backward).
 // Either way the parameters are identical on every worker after each step: the reductions
 // are deterministic and every worker applies the same update to the same values.
 #include <cstdint>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "shmtrain/comm/communicator.hpp"
+#include "shmtrain/comm/overlapped_allreduce.hpp"
 #include "shmtrain/model/batch.hpp"
 #include "shmtrain/model/bert_classifier.hpp"
 #include "shmtrain/model/bert_config.hpp"
@@ -30,6 +33,10 @@ namespace shmtrain::train {
 struct EngineOptions {
   AdamWOptions adamw;
   bool shard_optimizer = false;
+  // Replicated with several workers: all-reduce the gradients in buckets on an exchange thread
+  // while backward still runs (comm/overlapped_allreduce.hpp); false: one all-reduce after it.
+  bool overlap_exchange = true;
+  std::size_t bucket_floats = std::size_t{1} << 20;  // smallest bucket: 4 MiB
 };
 
 // Seconds per phase; exchange is what the step waited for the exchange (not hidden behind
@@ -90,6 +97,7 @@ class StepEngine {
   HeapArenaAllocator state_allocator_;
   std::optional<AdamW> optimizer_;
   std::optional<BertForSequenceClassification> model_;
+  std::optional<comm::OverlappedAllreduce> overlapped_;  // engaged when the exchange overlaps backward
   std::vector<float> loss_buffer_;
 };
 
