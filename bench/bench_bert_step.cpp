@@ -2,18 +2,18 @@
 // BertForSequenceClassification at the given shapes, the GFLOP/s the step achieves, and the
 // sgemm rate of this machine measured in the same run (the limit the step is compared with).
 //
-//   build/bench/bench_bert_step [--preset base|mini] [--batch 32] [--seq 128] [--threads N] [--steps 3]
+//   build/bench/bench_bert_step [--preset base|small|tiny] [--batch 32] [--seq 128] [--threads N] [--steps 3]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "shmtrain/bench/bert_workload.hpp"
 #include "shmtrain/model/bert_classifier.hpp"
 #include "shmtrain/model/init.hpp"
 #include "shmtrain/optim/adamw.hpp"
@@ -30,17 +30,6 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
-// Multiply-adds x 2 of one training step: the linears (forward 1x, backward 2x) and the two
-// attention products per layer; element-wise work is not counted.
-double step_flops(const shmtrain::BertConfig& c, std::int64_t b, std::int64_t t) {
-  const double tokens = static_cast<double>(b * t);
-  const double h = static_cast<double>(c.hidden_size), i = static_cast<double>(c.intermediate_size);
-  const double linear = 2.0 * tokens * (4 * h * h + 2 * h * i);
-  const double attention = 2.0 * 2.0 * static_cast<double>(b) * static_cast<double>(t * t) * h;
-  const double per_layer = linear + attention;
-  return 3.0 * per_layer * static_cast<double>(c.num_hidden_layers);
 }
 
 // sgemm rate on the step's dominant shape (tokens x H . H x I), through the same GEMM path.
@@ -79,17 +68,8 @@ int main(int argc, char** argv) {
     }
   }
   shmtrain::set_compute_threads(threads);
-  shmtrain::BertConfig config;
-  config.vocab_size = 30522;
-  if (preset == "mini") {
-    config.num_hidden_layers = 4;
-    config.hidden_size = 256;
-    config.num_attention_heads = 4;
-    config.intermediate_size = 1024;
-  } else if (preset != "base") {
-    std::fprintf(stderr, "--preset is base or mini\n");
-    return 2;
-  }
+  if (preset == "mini") preset = "small";  // this benchmark's old name for it
+  const shmtrain::BertConfig config = shmtrain::bench::bench_preset(preset);
   const shmtrain::ParamTable table = shmtrain::ParamTable::for_sequence_classification(config);
   shmtrain::HeapArenaAllocator heap;
   auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
@@ -98,16 +78,7 @@ int main(int argc, char** argv) {
   shmtrain::BertForSequenceClassification model(config, table, params, grads);
   shmtrain::AdamW adamw(table, {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
 
-  shmtrain::Batch b;
-  b.batch = batch;
-  b.seq = seq;
-  std::mt19937 rng(7);
-  for (std::int64_t i = 0; i < batch * seq; ++i) {
-    b.input_ids.push_back(static_cast<std::int32_t>(1 + rng() % (config.vocab_size - 1)));
-    b.token_type_ids.push_back(i % seq >= seq / 2 ? 1 : 0);
-    b.attention_mask.push_back(1);
-  }
-  for (std::int64_t i = 0; i < batch; ++i) b.labels.push_back(static_cast<std::int32_t>(rng() % 2));
+  const shmtrain::Batch b = shmtrain::bench::synthetic_batch(config, batch, seq, 7);
 
   fmt::print("# bench_bert_step: preset {}, batch {}, seq {}, {} compute threads, {}\n", preset, batch, seq, threads,
              shmtrain::blas_startup_line());
@@ -133,7 +104,7 @@ int main(int argc, char** argv) {
     total.push_back(tf + tb + to);
   }
   const double step_s = median(total);
-  const double gflops = step_flops(config, batch, seq) / step_s / 1e9;
+  const double gflops = shmtrain::bench::step_flops(config, batch, seq) / step_s / 1e9;
   fmt::print("{:<28}{:>10}\n", "phase", "median s");
   fmt::print("{:<28}{:>10.3f}\n{:<28}{:>10.3f}\n{:<28}{:>10.3f}\n{:<28}{:>10.3f}\n", "forward", median(fwd), "backward",
              median(bwd), "optimizer (clip + AdamW)", median(opt), "step", step_s);

@@ -1,15 +1,21 @@
 // `shmtrain bench allreduce`: the exchange's latency and bandwidth against the machine's memory
 // bandwidth, measured in the same run by the same workers.
+// `shmtrain bench train`: training samples/s of P workers against one worker on all cores and
+// on cores/P (bench/train_bench.hpp).
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "shmtrain/bench/allreduce_bench.hpp"
+#include "shmtrain/bench/train_bench.hpp"
+#include "shmtrain/common/error.hpp"
 #include "shmtrain/cli/commands.hpp"
 #include "shmtrain/cli/placement_flags.hpp"
 #include "shmtrain/launch/launcher.hpp"
+#include "shmtrain/tensor/blas_runtime.hpp"
 
 namespace shmtrain::cli {
 namespace {
@@ -38,6 +44,38 @@ int run_bench_allreduce(const BenchAllreduceFlags& flags) {
   return 0;
 }
 
+struct BenchTrainFlags {
+  PlacementFlags placement;
+  std::string preset = "both";
+  std::vector<std::string> configs;
+  bench::TrainBenchOptions options;
+  bool json = false;
+};
+
+int run_bench_train(const BenchTrainFlags& flags) {
+  if (flags.options.steps < 1) fail_input("--steps must be >= 1, not {}", flags.options.steps);
+  if (flags.options.warmup < 0) fail_input("--warmup must be >= 0, not {}", flags.options.warmup);
+  const std::vector<std::string> presets =
+      flags.preset == "both" ? std::vector<std::string>{"base", "small"} : std::vector<std::string>{flags.preset};
+  const ResolvedPlacement resolved = resolve_placement(flags.placement);
+  topo::PlacementOptions placement = flags.placement.placement;
+  placement.unit = topo::parse_placement_unit(flags.placement.unit);
+  const bench::TrainBenchPlan bench_plan =
+      bench::plan_train_bench(resolved.topology, placement, resolved.plan, flags.options.global_batch, flags.configs);
+  if (!flags.json) {
+    fmt::print("{}\n{}", blas_startup_line(), topo::format_plan(resolved.plan));
+    for (const std::string& note : bench_plan.notes) fmt::print("note: {}\n", note);
+    std::fflush(stdout);
+  }
+  bool verified = true;
+  for (const std::string& preset : presets) {
+    verified = bench::report_train_bench(resolved.topology, bench_plan, preset, flags.options, flags.json, stdout) &&
+               verified;
+  }
+  if (!verified) throw Error("bench train: a configuration failed its verification (see the 'verified' column)");
+  return 0;
+}
+
 }  // namespace
 
 Command add_bench_command(CLI::App& app) {
@@ -53,7 +91,30 @@ Command add_bench_command(CLI::App& app) {
   allreduce->add_flag("--copy_in", flags->options.copy_in,
                       "Buffers in each worker's private memory (copied through the segment) instead of the shared arena");
   allreduce->add_flag("--json", flags->options.json, "One JSON object per size instead of the table");
-  return {sub, [flags] { return run_bench_allreduce(*flags); }};
+
+  auto train_flags = std::make_shared<BenchTrainFlags>();
+  CLI::App* train = sub->add_subcommand(
+      "train", "Training samples/s of P workers vs 1 worker on all cores, on cores/P and on 1 core, verified");
+  add_placement_flags(*train, train_flags->placement);
+  train->add_option("--preset", train_flags->preset,
+                    "Model: base (BERT-base), small (L4 H256), both, or tiny (L2 H64, for tests)")
+      ->capture_default_str();
+  train->add_option("--batch", train_flags->options.global_batch, "Global batch: sequences per step, all workers")
+      ->capture_default_str();
+  train->add_option("--seq", train_flags->options.seq, "Sequence length")->capture_default_str();
+  train->add_option("--steps", train_flags->options.steps, "Timed steps per configuration")->capture_default_str();
+  train->add_option("--warmup", train_flags->options.warmup, "Untimed steps first")->capture_default_str();
+  train->add_flag("--shard_optimizer", train_flags->options.shard_optimizer,
+                  "Shard AdamW over the workers, as `train --shard_optimizer`");
+  train->add_option("--configs", train_flags->configs,
+                    "Configurations to measure, comma-separated: 1xall, Pxpart, 1xpart, 1x1 (default: all)")
+      ->delimiter(',');
+  train->add_flag("--json", train_flags->json, "One JSON object per configuration, then one of ratios, per preset");
+
+  return {sub, [flags, train_flags, train] {
+            if (train->parsed()) return run_bench_train(*train_flags);
+            return run_bench_allreduce(*flags);
+          }};
 }
 
 }  // namespace shmtrain::cli

@@ -113,6 +113,21 @@ PlacementPlan make_plan(const Topology& topology, const PlacementOptions& option
   return plan;
 }
 
+PlacementPlan single_worker_plan(const PlacementPlan& plan, int rank) {
+  if (rank < 0 || rank >= static_cast<int>(plan.workers.size())) {
+    fail_input("worker {} is not in a plan of {} worker(s)", rank, plan.workers.size());
+  }
+  PlacementPlan single;
+  single.workers.push_back(plan.workers[static_cast<std::size_t>(rank)]);
+  single.workers.front().rank = 0;
+  single.bind = plan.bind;
+  single.topology_description = plan.topology_description;
+  // make_plan's first note on an unbound plan says why binding is skipped; the rest are about
+  // how the workers share the machine, which no longer applies.
+  if (!plan.bind && !plan.notes.empty()) single.notes.push_back(plan.notes.front());
+  return single;
+}
+
 std::string format_plan(const PlacementPlan& plan) {
   std::string out = fmt::format("{:>4}  {:>7}  {:>6}  {:>5}  {:>7}  {}\n", "rank", "package", "numa", "cores",
                                 "threads", "cpus");

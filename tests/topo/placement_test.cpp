@@ -105,6 +105,20 @@ TEST(Placement, ExchangeCoresLeaveFewerComputeThreads) {
   EXPECT_THROW(plan_for("package:2 core:4 pu:1", {.exchange_cores = 4}), InputError);
 }
 
+TEST(Placement, SingleWorkerPlanKeepsOneWorkersCpusAsRankZero) {
+  const PlacementPlan plan = plan_for("package:2 core:4 pu:2", {.nproc_per_node = 4});
+  const PlacementPlan single = single_worker_plan(plan, 3);
+  ASSERT_EQ(single.workers.size(), 1u);
+  EXPECT_EQ(single.workers[0].rank, 0);
+  EXPECT_EQ(single.workers[0].cpus, (std::vector<int>{12, 14}));
+  EXPECT_EQ(single.workers[0].threads, 2);
+  EXPECT_EQ(single.workers[0].package, 1);
+  EXPECT_FALSE(single.bind);
+  ASSERT_EQ(single.notes.size(), 1u);
+  EXPECT_NE(single.notes[0].find("binding skipped"), std::string::npos);
+  EXPECT_THROW(single_worker_plan(plan, 4), InputError);
+}
+
 TEST(Placement, BadInputIsAnInputError) {
   EXPECT_THROW(Topology::load({"package:two", ""}), InputError);
   EXPECT_THROW(Topology::load({"package:1 core:2 pu:1", "5-7"}), InputError);

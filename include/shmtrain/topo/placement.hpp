@@ -42,6 +42,11 @@ struct PlacementPlan {
 // Throws InputError for option values the topology cannot satisfy.
 PlacementPlan make_plan(const Topology& topology, const PlacementOptions& options);
 
+// Worker `rank` of `plan` on its own: a one-worker plan on the same cpus, NUMA nodes and thread
+// count (what one worker of a P-worker job would run alone, for scaling measurements).
+// Throws InputError when `rank` is not in the plan.
+PlacementPlan single_worker_plan(const PlacementPlan& plan, int rank);
+
 // The plan as a table, one row per worker, then the notes.
 std::string format_plan(const PlacementPlan& plan);
 

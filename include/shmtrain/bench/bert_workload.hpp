@@ -1,0 +1,28 @@
+#pragma once
+// The synthetic BERT workload the training benchmarks run (`shmtrain bench train`,
+// bench/bench_bert_step): model shapes by preset name, random batches, and the step's
+// floating-point operation count for GFLOP/s.
+#include <cstdint>
+#include <string>
+
+#include "shmtrain/model/batch.hpp"
+#include "shmtrain/model/bert_config.hpp"
+
+namespace shmtrain::bench {
+
+// "base": bert-base-uncased (L12 H768 A12 I3072). "small": google/bert_uncased_L-4_H-256_A-4
+// ("BERT-mini", L4 H256 A4 I1024). "tiny": L2 H64 A2 I256 with a 1000-word vocabulary, for
+// tests that run the benchmark end to end in seconds. Two labels. Throws InputError.
+BertConfig bench_preset(const std::string& name);
+
+// Multiply-adds x 2 of one training step over `batch` sequences of `seq` tokens: the linears
+// (forward 1x, backward 2x) and the two attention products per layer; the embeddings,
+// element-wise work, pooler and classifier are not counted.
+double step_flops(const BertConfig& config, std::int64_t batch, std::int64_t seq);
+
+// `batch` sequences of `seq` random token ids (never the padding id), full attention mask,
+// token type 0 then 1 for the second half (a sentence pair), random labels. The same `seed`
+// gives the same batch.
+Batch synthetic_batch(const BertConfig& config, std::int64_t batch, std::int64_t seq, std::uint64_t seed);
+
+}  // namespace shmtrain::bench

@@ -1,0 +1,167 @@
+// The worker side of `shmtrain bench train` (the training step, timed and verified) and one
+// configuration's job. Configurations and the report: train_bench_plan.cpp, cli/cmd_bench.cpp.
+#include "shmtrain/bench/train_bench.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <new>
+
+#include "shmtrain/bench/bert_workload.hpp"
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/launch/launcher.hpp"
+#include "shmtrain/model/init.hpp"
+#include "shmtrain/tensor/threads.hpp"
+#include "shmtrain/train/step_engine.hpp"
+
+namespace shmtrain::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Fixed, so that every configuration trains the same model on the same global batch.
+constexpr std::uint64_t kSeed = 42;
+constexpr float kLearningRate = 2e-5f;
+constexpr double kMaxGradNorm = 1.0;
+// Floats compared per collective when checking that the workers' parameters agree.
+constexpr std::size_t kCompareChunk = std::size_t{1} << 22;
+
+double median(std::vector<float> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// Rows [first, first + count) of `global`.
+Batch rows_of(const Batch& global, std::int64_t first, std::int64_t count) {
+  Batch out;
+  out.batch = count;
+  out.seq = global.seq;
+  const auto token = [&](const std::vector<std::int32_t>& v) {
+    return std::vector<std::int32_t>(v.begin() + first * global.seq,
+                                     v.begin() + (first + count) * global.seq);
+  };
+  out.input_ids = token(global.input_ids);
+  out.token_type_ids = token(global.token_type_ids);
+  out.attention_mask = token(global.attention_mask);
+  out.labels.assign(global.labels.begin() + first, global.labels.begin() + first + count);
+  return out;
+}
+
+// Elements of `data` that differ from another worker's: each worker compares its values with
+// the maximum and the minimum over all workers, so any disagreement shows on some worker.
+// Collective; counts are this worker's.
+std::size_t count_disagreeing(comm::Communicator& communicator, std::span<const float> data) {
+  std::size_t differ = 0;
+  std::vector<float> high, low;
+  for (std::size_t begin = 0; begin < data.size(); begin += kCompareChunk) {
+    const std::span<const float> chunk = data.subspan(begin, std::min(kCompareChunk, data.size() - begin));
+    high.assign(chunk.begin(), chunk.end());
+    low.resize(chunk.size());
+    std::transform(chunk.begin(), chunk.end(), low.begin(), [](float x) { return -x; });
+    communicator.allreduce(high, comm::ReduceOp::max);
+    communicator.allreduce(low, comm::ReduceOp::max);
+    for (std::size_t i = 0; i < chunk.size(); ++i) differ += high[i] != chunk[i] || -low[i] != chunk[i];
+  }
+  return differ;
+}
+
+}  // namespace
+
+TrainBenchResult run_train_bench(comm::Communicator& communicator, const BertConfig& config,
+                                 const TrainBenchOptions& options, std::int64_t batch) {
+  const int P = communicator.size();
+  const int rank = communicator.rank();
+  if (batch % P != 0) fail_input("a batch of {} does not split over {} workers", batch, P);
+  const ParamTable table = ParamTable::for_sequence_classification(config);
+  train::StepEngine engine(config, table, communicator,
+                           train::EngineOptions{.adamw = {}, .shard_optimizer = options.shard_optimizer});
+  init_all_parameters(table, engine.params(), config, kSeed);
+  engine.sync_parameters();
+
+  const std::int64_t share = batch / P;
+  const Batch mine = rows_of(synthetic_batch(config, batch, options.seq, kSeed), rank * share, share);
+  mine.validate(config, "the synthetic batch");
+
+  std::vector<float> step_s, forward, backward, exchange, optimizer, losses;
+  bool sane = true;
+  communicator.barrier();
+  for (int s = 0; s < options.warmup + options.steps; ++s) {
+    const StepContext context{.train = true,
+                              .seed = kSeed,
+                              .rank = static_cast<std::uint64_t>(rank),
+                              .step = static_cast<std::uint64_t>(s)};
+    const auto start = Clock::now();
+    const train::StepResult step = engine.step({&mine, 1}, {&context, 1}, kLearningRate, kMaxGradNorm);
+    const double took = std::chrono::duration<double>(Clock::now() - start).count();
+    sane = sane && std::isfinite(step.loss) && std::isfinite(step.grad_norm) && step.grad_norm > 0;
+    losses.push_back(static_cast<float>(step.loss));
+    if (s < options.warmup) continue;
+    step_s.push_back(static_cast<float>(took));
+    forward.push_back(static_cast<float>(step.times.forward));
+    backward.push_back(static_cast<float>(step.times.backward));
+    exchange.push_back(static_cast<float>(step.times.exchange));
+    optimizer.push_back(static_cast<float>(step.times.optimizer));
+  }
+
+  communicator.allreduce(step_s, comm::ReduceOp::max);
+  for (std::vector<float>* phase : {&forward, &backward, &exchange, &optimizer}) {
+    communicator.allreduce(*phase, comm::ReduceOp::avg);
+  }
+  const std::size_t differ =
+      count_disagreeing(communicator, losses) + count_disagreeing(communicator, engine.params());
+  float failed = sane && differ == 0 ? 0.0f : 1.0f;
+  communicator.allreduce({&failed, 1}, comm::ReduceOp::max);
+
+  TrainBenchResult result;
+  result.workers = P;
+  result.threads = compute_threads();
+  result.batch = batch;
+  if (options.steps > 0) {
+    result.step_s = median(step_s);
+    result.samples_per_s = static_cast<double>(batch) / result.step_s;
+    result.forward_s = median(forward);
+    result.backward_s = median(backward);
+    result.exchange_s = median(exchange);
+    result.optimizer_s = median(optimizer);
+  }
+  if (!losses.empty()) {
+    result.first_loss = losses.front();
+    result.last_loss = losses.back();
+  }
+  result.verified = failed == 0.0f;
+  return result;
+}
+
+TrainBenchResult measure_configuration(const topo::Topology& topology,
+                                       const TrainBenchConfiguration& configuration, const BertConfig& config,
+                                       const TrainBenchOptions& options) {
+  // Shared with the workers through fork: rank 0 writes its result here.
+  void* mapping =
+      mmap(nullptr, sizeof(TrainBenchResult), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (mapping == MAP_FAILED) throw_errno("mmap for the benchmark's result");
+  struct Unmap {
+    void* address;
+    ~Unmap() { munmap(address, sizeof(TrainBenchResult)); }
+  } unmap{mapping};
+  auto* shared = new (mapping) TrainBenchResult{};
+
+  const int P = static_cast<int>(configuration.plan.workers.size());
+  const ParamTable table = ParamTable::for_sequence_classification(config);
+  launch::LaunchOptions launch_options;
+  launch_options.arena_bytes = static_cast<std::size_t>(table.padded_count(P)) * sizeof(float) + 4096;
+  launch_options.other_ranks_stdout = false;
+  launch::launch_workers(topology, configuration.plan, launch_options, [&](launch::WorkerContext& context) {
+    const TrainBenchResult result =
+        run_train_bench(context.communicator, config, options, configuration.batch);
+    if (context.rank == 0) *shared = result;
+    return 0;
+  });
+  if (shared->workers != P)
+    throw Error(fmt::format("bench train: the {} job returned no result", configuration.label));
+  return *shared;
+}
+
+}  // namespace shmtrain::bench

@@ -1,0 +1,135 @@
+// `shmtrain bench train`'s output: one row per configuration as it is measured, then the
+// ratios between rows that issue #5 sets its goals on.
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "shmtrain/bench/bert_workload.hpp"
+#include "shmtrain/bench/train_bench.hpp"
+#include "shmtrain/model/param_table.hpp"
+#include "shmtrain/tensor/blas_runtime.hpp"
+
+namespace shmtrain::bench {
+namespace {
+
+// Issue #5's goals, printed beside the measured ratios.
+constexpr double kSpeedupGoal = 1.0;           // Pxpart / 1xall
+constexpr double kEfficiencyGoal = 0.95;       // Pxpart / (P x 1xpart)
+constexpr double kExposedExchangeGoal = 0.05;  // of the P-worker step, on BERT-base
+
+void print_header(const BertConfig& config, const std::string& preset, const TrainBenchOptions& options,
+                  std::FILE* out) {
+  const ParamTable table = ParamTable::for_sequence_classification(config);
+  fmt::print(
+      out,
+      "\npreset {} (L{} H{} A{} I{}, {:.1f}M parameters): global batch {} x seq {}, {} timed step(s) after "
+      "{} warm-up, {} optimizer\n",
+      preset, config.num_hidden_layers, config.hidden_size, config.num_attention_heads,
+      config.intermediate_size, static_cast<double>(table.count()) * 1e-6, options.global_batch, options.seq,
+      options.steps, options.warmup, options.shard_optimizer ? "sharded" : "replicated");
+  fmt::print(out, "{:<26} {:>7} {:>7} {:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8}\n",
+             "configuration", "workers", "threads", "batch", "samples/s", "step s", "fwd s", "bwd s",
+             "exch s", "optim s", "GFLOP/s", "loss", "verified");
+  std::fflush(out);
+}
+
+double gflops(const BertConfig& config, const TrainBenchOptions& options, const TrainBenchResult& r) {
+  return r.step_s > 0 ? step_flops(config, r.batch, options.seq) / r.step_s * 1e-9 : 0.0;
+}
+
+void print_row(const TrainBenchConfiguration& c, const BertConfig& config, const std::string& preset,
+               const TrainBenchOptions& options, const TrainBenchResult& r, bool json, std::FILE* out) {
+  if (json) {
+    const nlohmann::ordered_json row = {{"kind", "row"},
+                                        {"preset", preset},
+                                        {"config", c.id},
+                                        {"label", c.label},
+                                        {"workers", r.workers},
+                                        {"threads_per_worker", r.threads},
+                                        {"batch", r.batch},
+                                        {"seq", options.seq},
+                                        {"steps", options.steps},
+                                        {"warmup", options.warmup},
+                                        {"shard_optimizer", options.shard_optimizer},
+                                        {"samples_per_s", r.samples_per_s},
+                                        {"step_s", r.step_s},
+                                        {"forward_s", r.forward_s},
+                                        {"backward_s", r.backward_s},
+                                        {"exchange_s", r.exchange_s},
+                                        {"optimizer_s", r.optimizer_s},
+                                        {"gflops", gflops(config, options, r)},
+                                        {"first_loss", r.first_loss},
+                                        {"last_loss", r.last_loss},
+                                        {"verified", r.verified},
+                                        {"openblas_core", openblas_core()}};
+    fmt::print(out, "{}\n", row.dump());
+  } else {
+    fmt::print(out,
+               "{:<26} {:>7} {:>7} {:>5} {:>9.2f} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>7.1f} "
+               "{:>8.4f} {:>8}\n",
+               c.label, r.workers, r.threads, r.batch, r.samples_per_s, r.step_s, r.forward_s, r.backward_s,
+               r.exchange_s, r.optimizer_s, gflops(config, options, r), r.last_loss,
+               r.verified ? "yes" : "NO");
+  }
+  std::fflush(out);
+}
+
+void print_ratios(const std::map<std::string, TrainBenchResult>& rows, int P, const std::string& preset,
+                  bool json, std::FILE* out) {
+  const auto row = [&](const std::string& id) -> const TrainBenchResult* {
+    const auto it = rows.find(id);
+    return it == rows.end() || it->second.samples_per_s <= 0 ? nullptr : &it->second;
+  };
+  std::optional<double> speedup, efficiency, exposed;
+  if (row("Pxpart") && row("1xall")) speedup = row("Pxpart")->samples_per_s / row("1xall")->samples_per_s;
+  if (row("Pxpart") && row("1xpart"))
+    efficiency = row("Pxpart")->samples_per_s / (P * row("1xpart")->samples_per_s);
+  if (row("Pxpart")) exposed = row("Pxpart")->exchange_s / row("Pxpart")->step_s;
+  if (json) {
+    nlohmann::ordered_json ratios = {{"kind", "ratios"}, {"preset", preset}, {"workers", P}};
+    ratios["speedup_vs_1xall"] = speedup ? nlohmann::json(*speedup) : nlohmann::json();
+    ratios["scaling_efficiency"] = efficiency ? nlohmann::json(*efficiency) : nlohmann::json();
+    ratios["exposed_exchange_share"] = exposed ? nlohmann::json(*exposed) : nlohmann::json();
+    fmt::print(out, "{}\n", ratios.dump());
+    std::fflush(out);
+    return;
+  }
+  if (speedup) {
+    fmt::print(out, "{} workers vs 1 worker on all cores: {:.3f}x samples/s (goal >= {:.2f})\n", P, *speedup,
+               kSpeedupGoal);
+  }
+  if (efficiency) {
+    fmt::print(out,
+               "scaling efficiency, {} workers / ({} x 1 worker on cores/{}): {:.1f}% (goal >= {:.0f}%)\n", P,
+               P, P, 100.0 * *efficiency, 100.0 * kEfficiencyGoal);
+  }
+  if (exposed) {
+    fmt::print(out, "exposed exchange: {:.2f}% of the {}-worker step (goal <= {:.0f}% on BERT-base)\n",
+               100.0 * *exposed, P, 100.0 * kExposedExchangeGoal);
+  }
+  std::fflush(out);
+}
+
+}  // namespace
+
+bool report_train_bench(const topo::Topology& topology, const TrainBenchPlan& bench_plan,
+                        const std::string& preset, const TrainBenchOptions& options, bool json,
+                        std::FILE* out) {
+  const BertConfig config = bench_preset(preset);
+  synthetic_batch(config, 1, options.seq, 0).validate(config, fmt::format("--seq {}", options.seq));
+  if (!json) print_header(config, preset, options, out);
+  std::map<std::string, TrainBenchResult> rows;
+  bool verified = true;
+  for (const TrainBenchConfiguration& configuration : bench_plan.configurations) {
+    const TrainBenchResult result = measure_configuration(topology, configuration, config, options);
+    print_row(configuration, config, preset, options, result, json, out);
+    rows[configuration.id] = result;
+    verified = verified && result.verified;
+  }
+  print_ratios(rows, bench_plan.workers, preset, json, out);
+  return verified;
+}
+
+}  // namespace shmtrain::bench

@@ -1,0 +1,133 @@
+// `shmtrain bench train`: which configurations it plans, and a tiny run end to end through the
+// built binary. Speed is never asserted; only that every row is there, complete and verified.
+#include <map>
+#include <optional>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "shmtrain/bench/bert_workload.hpp"
+#include "shmtrain/bench/train_bench.hpp"
+#include "shmtrain/common/error.hpp"
+#include "support/test_support.hpp"
+
+namespace shmtrain::bench {
+namespace {
+
+struct Planned {
+  topo::Topology topology;
+  TrainBenchPlan plan;
+};
+
+Planned plan_for(const std::string& synthetic, topo::PlacementOptions placement, std::int64_t batch,
+                 const std::vector<std::string>& ids = {}) {
+  topo::Topology topology = topo::Topology::load({synthetic, ""});
+  const topo::PlacementPlan plan = topo::make_plan(topology, placement);
+  TrainBenchPlan bench_plan = plan_train_bench(topology, placement, plan, batch, ids);
+  return {std::move(topology), std::move(bench_plan)};
+}
+
+std::map<std::string, const TrainBenchConfiguration*> by_id(const TrainBenchPlan& plan) {
+  std::map<std::string, const TrainBenchConfiguration*> out;
+  for (const TrainBenchConfiguration& c : plan.configurations) out[c.id] = &c;
+  return out;
+}
+
+TEST(TrainBenchPlan, TwoSocketsGiveFourConfigurationsWithTheirCoresAndBatches) {
+  const Planned planned = plan_for("package:2 core:4 pu:2", {}, 32);
+  ASSERT_EQ(planned.plan.configurations.size(), 4u);
+  EXPECT_EQ(planned.plan.workers, 2);
+  const auto c = by_id(planned.plan);
+  EXPECT_EQ(c.at("1xall")->plan.workers.size(), 1u);
+  EXPECT_EQ(c.at("1xall")->plan.workers[0].threads, 8);
+  EXPECT_EQ(c.at("1xall")->batch, 32);
+  EXPECT_EQ(c.at("Pxpart")->plan.workers.size(), 2u);
+  EXPECT_EQ(c.at("Pxpart")->label, "2 x 4 cores");
+  EXPECT_EQ(c.at("1xpart")->plan.workers[0].cpus, (std::vector<int>{0, 2, 4, 6}));
+  EXPECT_EQ(c.at("1xpart")->batch, 16);
+  EXPECT_EQ(c.at("1x1")->plan.workers[0].cpus, (std::vector<int>{0}));
+  EXPECT_EQ(c.at("1x1")->plan.workers[0].threads, 1);
+}
+
+TEST(TrainBenchPlan, OneWorkerSkipsThePWorkerRowsAndSaysHow) {
+  const Planned planned = plan_for("package:1 core:4 pu:1", {}, 32);
+  const auto c = by_id(planned.plan);
+  EXPECT_EQ(c.size(), 2u);
+  EXPECT_TRUE(c.count("1xall") && c.count("1x1"));
+  ASSERT_FALSE(planned.plan.notes.empty());
+  EXPECT_NE(planned.plan.notes.back().find("--nproc_per_node"), std::string::npos);
+}
+
+TEST(TrainBenchPlan, IdenticalRunsAreMeasuredOnce) {
+  // One core: 1 x all cores is 1 x 1 core.
+  const Planned planned = plan_for("package:1 core:1 pu:1", {}, 8);
+  ASSERT_EQ(planned.plan.configurations.size(), 1u);
+  EXPECT_EQ(planned.plan.configurations[0].id, "1xall");
+  ASSERT_FALSE(planned.plan.notes.empty());
+  EXPECT_EQ(planned.plan.notes[0], "1x1 is the same run as 1xall: measured once");
+}
+
+TEST(TrainBenchPlan, SelectsAndRejects) {
+  const Planned planned = plan_for("package:2 core:2 pu:1", {}, 8, {"Pxpart", "1xpart"});
+  EXPECT_EQ(planned.plan.configurations.size(), 2u);
+  EXPECT_THROW(plan_for("package:2 core:2 pu:1", {}, 8, {"2x1"}), InputError);
+  EXPECT_THROW(plan_for("package:2 core:2 pu:1", {}, 7), InputError);
+  EXPECT_THROW(plan_for("package:2 core:2 pu:1", {.nproc_per_node = 3}, 8), InputError);
+}
+
+TEST(TrainBenchWorkload, PresetsAndSyntheticBatchesAreValid) {
+  for (const char* name : {"base", "small", "tiny"}) {
+    const BertConfig config = bench_preset(name);
+    config.validate(name);
+    const Batch batch = synthetic_batch(config, 3, 16, 5);
+    batch.validate(config, name);
+    EXPECT_EQ(batch.input_ids, synthetic_batch(config, 3, 16, 5).input_ids);
+  }
+  EXPECT_THROW(bench_preset("large"), InputError);
+  // BERT-base at batch 32 x seq 128: ~2.2 TFLOP per training step (6 x 85M encoder
+  // parameters x 4096 tokens, plus attention).
+  EXPECT_NEAR(step_flops(bench_preset("base"), 32, 128) * 1e-12, 2.2, 0.1);
+}
+
+TEST(BenchTrainCli, TinyRunPrintsVerifiedRowsAndRatios) {
+  const testing::CliRun run = testing::run_shmtrain(
+      "bench train --preset tiny --seq 16 --batch 4 --steps 2 --warmup 1 --nproc_per_node 2 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.output();
+  std::map<std::string, nlohmann::json> rows;
+  std::optional<nlohmann::json> ratios;
+  std::size_t start = 0;
+  for (std::size_t end; (end = run.out.find('\n', start)) != std::string::npos; start = end + 1) {
+    const nlohmann::json line = nlohmann::json::parse(run.out.substr(start, end - start));
+    if (line.at("kind") == "ratios") {
+      ratios = line;
+      continue;
+    }
+    EXPECT_EQ(line.at("preset"), "tiny");
+    EXPECT_TRUE(line.at("verified").get<bool>()) << line.dump();
+    EXPECT_GT(line.at("samples_per_s").get<double>(), 0.0);
+    for (const char* phase : {"forward_s", "backward_s", "exchange_s", "optimizer_s"}) {
+      EXPECT_GE(line.at(phase).get<double>(), 0.0) << phase;
+    }
+    EXPECT_GT(line.at("forward_s").get<double>(), 0.0);
+    rows[line.at("config").get<std::string>()] = line;
+  }
+  ASSERT_TRUE(rows.count("1xall") && rows.count("Pxpart") && rows.count("1xpart")) << run.out;
+  EXPECT_EQ(rows.at("Pxpart").at("workers").get<int>(), 2);
+  EXPECT_EQ(rows.at("Pxpart").at("batch").get<int>(), 4);
+  EXPECT_EQ(rows.at("1xpart").at("batch").get<int>(), 2);
+  ASSERT_TRUE(ratios.has_value()) << run.out;
+  EXPECT_GT(ratios->at("speedup_vs_1xall").get<double>(), 0.0);
+  EXPECT_GT(ratios->at("scaling_efficiency").get<double>(), 0.0);
+  EXPECT_GE(ratios->at("exposed_exchange_share").get<double>(), 0.0);
+}
+
+TEST(BenchTrainCli, RejectsABatchTheWorkersDoNotDivide) {
+  const testing::CliRun run = testing::run_shmtrain("bench train --preset tiny --batch 3 --nproc_per_node 2");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("--batch 3 must be a positive multiple of the 2 workers"), std::string::npos)
+      << run.output();
+}
+
+}  // namespace
+}  // namespace shmtrain::bench
