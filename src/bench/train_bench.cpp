@@ -77,7 +77,9 @@ TrainBenchResult run_train_bench(comm::Communicator& communicator, const BertCon
   if (batch % P != 0) fail_input("a batch of {} does not split over {} workers", batch, P);
   const ParamTable table = ParamTable::for_sequence_classification(config);
   train::StepEngine engine(config, table, communicator,
-                           train::EngineOptions{.adamw = {}, .shard_optimizer = options.shard_optimizer});
+                           train::EngineOptions{.adamw = {},
+                                                .shard_optimizer = options.shard_optimizer,
+                                                .overlap_exchange = options.overlap_exchange});
   init_all_parameters(table, engine.params(), config, kSeed);
   engine.sync_parameters();
 

@@ -106,6 +106,9 @@ Command add_bench_command(CLI::App& app) {
   train->add_option("--warmup", train_flags->options.warmup, "Untimed steps first")->capture_default_str();
   train->add_flag("--shard_optimizer", train_flags->options.shard_optimizer,
                   "Shard AdamW over the workers, as `train --shard_optimizer`");
+  train->add_option("--overlap_exchange", train_flags->options.overlap_exchange,
+                    "Average the gradients in buckets while backward runs (true) or in one all-reduce after it")
+      ->capture_default_str();
   train->add_option("--configs", train_flags->configs,
                     "Configurations to measure, comma-separated: 1xall, Pxpart, 1xpart, 1x1 (default: all)")
       ->delimiter(',');

@@ -75,7 +75,7 @@ StepResult StepEngine::step(std::span<const Batch> micro_batches, std::span<cons
   result.grad_norm = options_.shard_optimizer ? update_sharded(lr, max_grad_norm, result.times)
                                               : update_replicated(lr, max_grad_norm, result.times);
   // Small and after the update: it costs one short wait, and no worker can be a step ahead.
-  comm_.allreduce(loss_buffer_, comm::ReduceOp::avg);
+  if (comm_.size() > 1) comm_.allreduce(loss_buffer_, comm::ReduceOp::avg);
   result.loss = loss_buffer_[0];
   return result;
 }
@@ -84,7 +84,7 @@ double StepEngine::update_replicated(float lr, double max_grad_norm, StepTimes& 
   const auto t0 = Clock::now();
   if (overlapped_) {
     overlapped_->finish();
-  } else {
+  } else if (comm_.size() > 1) {
     comm_.allreduce(grads_, comm::ReduceOp::avg);
   }
   const auto t1 = Clock::now();
