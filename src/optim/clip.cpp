@@ -28,16 +28,19 @@ double global_grad_norm(std::span<const float> grads) {
   return std::sqrt(total);
 }
 
+void scale_to_max_norm(std::span<float> grads, double norm, double max_norm) {
+  if (max_norm <= 0.0) return;
+  const double coef = max_norm / (norm + 1e-6);
+  if (coef >= 1.0) return;
+  const auto scale = static_cast<float>(coef);
+  parallel_blocks(static_cast<std::int64_t>(grads.size()), kBlock, [&](std::int64_t i0, std::int64_t i1) {
+    for (std::int64_t i = i0; i < i1; ++i) grads[i] *= scale;
+  });
+}
+
 double clip_grad_norm(std::span<float> grads, double max_norm) {
   const double norm = global_grad_norm(grads);
-  if (max_norm <= 0.0) return norm;
-  const double coef = max_norm / (norm + 1e-6);
-  if (coef < 1.0) {
-    const auto scale = static_cast<float>(coef);
-    parallel_blocks(static_cast<std::int64_t>(grads.size()), kBlock, [&](std::int64_t i0, std::int64_t i1) {
-      for (std::int64_t i = i0; i < i1; ++i) grads[i] *= scale;
-    });
-  }
+  scale_to_max_norm(grads, norm, max_norm);
   return norm;
 }
 

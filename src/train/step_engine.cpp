@@ -8,7 +8,6 @@
 
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/optim/clip.hpp"
-#include "shmtrain/tensor/parallel.hpp"
 
 namespace shmtrain::train {
 namespace {
@@ -107,13 +106,7 @@ double StepEngine::update_sharded(float lr, double max_grad_norm, StepTimes& tim
   double total = 0;
   for (float s : squares) total += s;
   const double norm = std::sqrt(total);
-  if (max_grad_norm > 0) {
-    const double coef = max_grad_norm / (norm + 1e-6);
-    if (coef < 1.0) {
-      const auto factor = static_cast<float>(coef);
-      for (float& g : grad_slice_) g *= factor;
-    }
-  }
+  scale_to_max_norm(grad_slice_, norm, max_grad_norm);
   const std::span<float> own_params = std::span(params_).subspan(static_cast<std::size_t>(optimizer_->begin()), slice_);
   optimizer_->step(own_params, grad_slice_, lr);
   comm_.allgather(own_params, params_);

@@ -79,7 +79,6 @@ class StepEngine {
   AdamWState optimizer_state();
   // Every worker passes the whole state; each keeps its part.
   void set_optimizer_state(const AdamWState& state);
-  std::int64_t optimizer_steps() const { return optimizer_->step_count(); }
 
  private:
   double update_replicated(float lr, double max_grad_norm, StepTimes& times);
