@@ -66,7 +66,9 @@ void initialise(void* base, const SegmentConfig& config, const Layout& l) {
   header->magic.store(kSegmentMagic, std::memory_order_release);
 }
 
-std::string random_token() {
+}  // namespace
+
+std::string make_job_token() {
   unsigned char bytes[8];
   std::size_t got = 0;
   while (got < sizeof(bytes)) {
@@ -82,8 +84,6 @@ std::string random_token() {
   return token;
 }
 
-}  // namespace
-
 Segment::Segment(void* base, std::size_t size, std::string name, bool named)
     : base_(base), size_(size), name_(std::move(name)), named_(named) {}
 
@@ -97,9 +97,9 @@ Segment::~Segment() {
   if (base_ != nullptr) munmap(base_, size_);
 }
 
-Segment Segment::create(const SegmentConfig& config) {
+Segment Segment::create(const SegmentConfig& config, const std::string& given_name) {
   const Layout l = layout_for(config);
-  const std::string name = std::string(kSegmentPrefix) + random_token();
+  const std::string name = given_name.empty() ? std::string(kSegmentPrefix) + make_job_token() : given_name;
   const std::string path = "/" + name;
   const int fd = shm_open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, S_IRUSR | S_IWUSR);
   if (fd < 0) throw_errno(fmt::format("shm_open /dev/shm/{}", name));
@@ -117,6 +117,27 @@ Segment Segment::create(const SegmentConfig& config) {
   close(fd);
   initialise(base, config, l);
   return Segment(base, l.total, name, true);
+}
+
+Segment Segment::open(const std::string& name) {
+  const std::string path = "/" + name;
+  const int fd = shm_open(path.c_str(), O_RDWR | O_CLOEXEC, 0);
+  if (fd < 0) throw_errno(fmt::format("shm_open /dev/shm/{}", name));
+  struct stat st{};
+  if (fstat(fd, &st) != 0) {
+    const int saved = errno;
+    close(fd);
+    throw SystemError(fmt::format("fstat /dev/shm/{}", name), saved);
+  }
+  const auto size = static_cast<std::size_t>(st.st_size);
+  void* base = size > 0 ? mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+  const int saved = errno;
+  close(fd);
+  if (size == 0) throw Error(fmt::format("/dev/shm/{} is empty: its creator has not sized it", name));
+  if (base == MAP_FAILED) throw SystemError(fmt::format("mmap /dev/shm/{} ({} bytes)", name, size), saved);
+  Segment segment(base, size, name, true);
+  validate_segment(segment.bytes());
+  return segment;
 }
 
 Segment Segment::create_private(const SegmentConfig& config) {
