@@ -1,0 +1,22 @@
+#include <cstdlib>
+
+#include "shmtrain/launch/mpi_job.hpp"
+
+namespace shmtrain::launch {
+
+bool started_by_mpi_launcher() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MV2_COMM_WORLD_SIZE"}) {
+    if (std::getenv(name) != nullptr) return true;
+  }
+  return false;
+}
+
+bool mpi_built_in() {
+#if defined(SHMTRAIN_HAVE_MPI)
+  return true;
+#else
+  return false;
+#endif
+}
+
+}  // namespace shmtrain::launch
