@@ -433,6 +433,12 @@ TrainSummary Run::execute() {
 }  // namespace
 
 PreparedRun prepare_run(const TrainOptions& options) {
+  PreparedRun prepared = prepare_inputs(options);
+  if (!options.dry_run) prepared.resume = prepare_output_dir(options, prepared.notes);
+  return prepared;
+}
+
+PreparedRun prepare_inputs(const TrainOptions& options) {
   PreparedRun prepared{.inputs = load_run_inputs(options), .resume = {}, .notes = {}};
   const RunInputs& inputs = prepared.inputs;
   if (options.do_train && (!inputs.data.train || inputs.data.train->examples.empty())) {
@@ -441,7 +447,6 @@ PreparedRun prepare_run(const TrainOptions& options) {
   if (options.do_eval && (!inputs.data.validation || inputs.data.validation->examples.empty())) {
     fail_input("the evaluation data is empty");
   }
-  if (!options.dry_run) prepared.resume = prepare_output_dir(options, prepared.notes);
   return prepared;
 }
 
