@@ -111,10 +111,10 @@ int run_train_under_mpi(const TrainCommand& command) {
 
 int run_train(const TrainCommand& command) {
   if (launch::started_by_mpi_launcher()) return run_train_under_mpi(command);
+  if (!wants_mpirun(command.mpi)) check_simulated_hosts(command.mpi);
   const train::TrainOptions options = resolve_options(command);
   const std::string options_toml = train_options_to_toml(options);
   if (wants_mpirun(command.mpi)) start_mpirun(command.mpi, command.placement);
-  check_simulated_hosts(command.mpi);
   const ResolvedPlacement placement = resolve_placement(command.placement);
   const topo::PlacementPlan& plan = placement.plan;
   const int workers = static_cast<int>(plan.workers.size());
