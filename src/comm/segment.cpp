@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -99,6 +100,17 @@ Segment::~Segment() {
 
 Segment Segment::create(const SegmentConfig& config, const std::string& given_name) {
   const Layout l = layout_for(config);
+  // ftruncate reserves nothing: a segment larger than what /dev/shm has free would map fine and
+  // then kill the job with SIGBUS on the first page past the limit (a container's 64 MiB).
+  struct statvfs shm{};
+  if (statvfs("/dev/shm", &shm) == 0) {
+    const auto free_bytes = static_cast<std::size_t>(shm.f_bavail) * shm.f_frsize;
+    if (free_bytes < l.total) {
+      throw Error(fmt::format("/dev/shm has {} MiB free; the job's shared segment needs {} MiB ({} rank(s)): enlarge "
+                              "/dev/shm (docker run --shm-size, a Kubernetes emptyDir with medium: Memory) or free it",
+                              free_bytes >> 20, (l.total + (1 << 20) - 1) >> 20, config.world_size));
+    }
+  }
   const std::string name = given_name.empty() ? std::string(kSegmentPrefix) + make_job_token() : given_name;
   const std::string path = "/" + name;
   const int fd = shm_open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, S_IRUSR | S_IWUSR);

@@ -156,6 +156,16 @@ TEST(Segment, OpensByNameAndStaysMappedAfterUnlink) {
   }
 }
 
+TEST(Segment, ASegmentLargerThanDevShmIsRefusedWithWhatToDo) {
+  try {
+    comm::Segment::create({2, 4096, std::size_t{1} << 50});
+    FAIL() << "a 2 PiB segment was created";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/shm has"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--shm-size"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Segment, StaleSegmentsOfDeadLaunchersAreRemovedLiveOnesKept) {
   const pid_t child = fork();
   ASSERT_GE(child, 0);
