@@ -50,7 +50,8 @@ Block reduce_own_block(const ShmTransport& transport, const std::vector<float*>&
   const auto P = static_cast<std::size_t>(transport.size());
   const auto r = static_cast<std::size_t>(transport.rank());
   const Block block = block_of(count, P, r);
-  if (block.size() == 0) return block;
+  // One rank (a host of one in the hierarchical all-reduce): its buffer is the reduction already.
+  if (block.size() == 0 || P == 1) return block;
   std::vector<float*> destinations(into_all ? P : 1);
   std::vector<const float*> sources(P);
   for (std::size_t q = 0; q < P; ++q) {
