@@ -3,10 +3,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
+
+#include "shmtrain/comm/segment.hpp"
 
 namespace shmtrain::testing {
 
@@ -19,6 +22,19 @@ std::set<std::string> shmtrain_segments() {
     if (name.rfind("shmtrain-", 0) == 0) names.insert(name);
   }
   return names;
+}
+
+std::vector<std::string> segments_created_by(const std::vector<pid_t>& pids) {
+  std::vector<std::string> found;
+  for (const std::string& name : shmtrain_segments()) {
+    try {
+      const comm::Segment segment = comm::Segment::open(name);
+      if (std::count(pids.begin(), pids.end(), segment.header().launcher_pid) > 0) found.push_back(name);
+    } catch (const std::exception&) {
+      // removed meanwhile, or not yet initialised: another job's
+    }
+  }
+  return found;
 }
 
 std::vector<pid_t> children_of(pid_t pid) {

@@ -12,6 +12,9 @@ namespace shmtrain::testing {
 
 // Names of the shmtrain-* segments in /dev/shm.
 std::set<std::string> shmtrain_segments();
+// The shmtrain-* segments in /dev/shm whose creator (the header's launcher pid) is in `pids`:
+// other jobs on the machine (tests running in parallel) come and go, these must not stay.
+std::vector<std::string> segments_created_by(const std::vector<pid_t>& pids);
 
 // The children of `pid`, and every process below it running `program`.
 std::vector<pid_t> children_of(pid_t pid);
