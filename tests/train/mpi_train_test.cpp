@@ -18,6 +18,7 @@
 
 #include "job_processes.hpp"
 #include "reference_run.hpp"
+#include "shmtrain/comm/segment.hpp"
 #include "shmtrain/launch/mpirun_command.hpp"
 #include "shmtrain/train/output_dir.hpp"
 #include "support/test_support.hpp"
@@ -127,7 +128,7 @@ TEST(MpiTrainFailure, AKilledRankStopsEveryRankWithinSecondsLeavesNoSegmentAndTh
   bool ranks_gone = false;
   while (!ranks_gone && std::chrono::steady_clock::now() - killed < 30s) {
     ranks_gone = true;
-    for (pid_t rank : ranks) ranks_gone = ranks_gone && kill(rank, 0) != 0;
+    for (pid_t rank : ranks) ranks_gone = ranks_gone && !comm::process_alive(rank);  // a zombie has exited
     if (!ranks_gone) std::this_thread::sleep_for(10ms);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
