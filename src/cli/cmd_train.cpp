@@ -75,7 +75,7 @@ int run_train(const TrainCommand& command) {
   }
   stop_compute_threads();
   launch::LaunchOptions launch_options;
-  const ParamTable table = ParamTable::for_sequence_classification(prepared.inputs.config);
+  const ParamTable table = ParamTable::for_model(prepared.inputs.config);
   launch_options.arena_bytes = static_cast<std::size_t>(table.padded_count(workers)) * sizeof(float) + 4096;
   launch_options.other_ranks_stdout = false;
   launch::launch_workers(placement.topology, plan, launch_options, [&](launch::WorkerContext& context) {

@@ -53,7 +53,7 @@ void encoder_layer_forward(LayerCache& c, const float* x, const float* mask_add,
   linear_forward(c.qkv.data(), x, w.qkv_w, w.qkv_b, n, h, 3 * h);
   attention_forward(c.ctx.data(), c.probs.data(), c.qkv.data(), mask_add, shape, {drop.attention_p, drop.attention});
   linear_forward(c.res1.data(), c.ctx.data(), w.attn_out_w, w.attn_out_b, n, h, h);
-  dropout_add(c.res1.data(), x, n * h, drop.hidden_p, drop.attention_output);
+  dropout_add(c.res1.data(), x, n * h, drop.attention_output_p, drop.attention_output);
   layernorm_forward(c.ln1_out.data(), c.ln1_mean.data(), c.ln1_rstd.data(), c.res1.data(), w.ln1_w, w.ln1_b, n, h,
                     d.layer_norm_eps);
   linear_forward(c.inter_pre.data(), c.ln1_out.data(), w.inter_w, w.inter_b, n, h, d.intermediate);
@@ -84,7 +84,7 @@ void encoder_layer_backward(float* dx, float* dy, const LayerCache& c, const flo
                      c.ln1_rstd.data(), n, h);
   // res1 = dropout(attn_out_dense) + x: d_res1 flows to both.
   float* d_attn_dense = s.t2.data();
-  dropout_backward(d_attn_dense, d_res1, n * h, drop.hidden_p, drop.attention_output);
+  dropout_backward(d_attn_dense, d_res1, n * h, drop.attention_output_p, drop.attention_output);
   float* d_ctx = s.t3.data();
   linear_backward(d_ctx, g.attn_out_w, g.attn_out_b, d_attn_dense, c.ctx.data(), w.attn_out_w, n, h, h);
   attention_backward(s.qkv.data(), d_ctx, c.qkv.data(), c.probs.data(), shape, {drop.attention_p, drop.attention});

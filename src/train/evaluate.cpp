@@ -21,7 +21,7 @@ double cross_entropy(std::span<const float> logits, std::int32_t label) {
 
 }  // namespace
 
-EvalResult evaluate(BertForSequenceClassification& model, const data::Dataset& dataset, const EvalSettings& settings,
+EvalResult evaluate(EncoderModel& model, const data::Dataset& dataset, const EvalSettings& settings,
                     comm::Communicator& comm) {
   const auto start = std::chrono::steady_clock::now();
   const std::int64_t n = static_cast<std::int64_t>(dataset.examples.size());

@@ -320,7 +320,7 @@ void Run::write_final_files(const StepPlan& plan, const TrainSummary& summary,
 }
 
 TrainSummary Run::execute() {
-  table_.emplace(ParamTable::for_sequence_classification(inputs_.config));
+  table_.emplace(ParamTable::for_model(inputs_.config));
   const StepPlan plan = plan_for(options_, inputs_, comm_.size());
   for (const std::string& note : notes_) say(note);
 
@@ -448,7 +448,7 @@ PreparedRun prepare_run(const TrainOptions& options) {
 void print_dry_run(const TrainOptions& options, const std::string& options_toml, const PreparedRun& prepared,
                    int workers, int threads, std::FILE* out) {
   const RunInputs& inputs = prepared.inputs;
-  const ParamTable table = ParamTable::for_sequence_classification(inputs.config);
+  const ParamTable table = ParamTable::for_model(inputs.config);
   print_plan(options, inputs, plan_for(options, inputs, workers), table, workers, threads,
              inputs.weights.empty() ? "random weights" : "weights from the model folder", out);
   fmt::print(out, "\nresolved configuration:\n{}", options_toml);
