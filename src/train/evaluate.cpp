@@ -40,7 +40,7 @@ EvalResult evaluate(EncoderModel& model, const data::Dataset& dataset, const Eva
     const std::size_t count = std::min<std::size_t>(static_cast<std::size_t>(settings.batch_size), rows.size() - first);
     const Batch batch = data::collate(dataset, std::span(rows).subspan(first, count),
                                       static_cast<std::size_t>(settings.max_seq_length), settings.pad_to_max_length,
-                                      settings.pad_id, regression);
+                                      settings.pad_id, regression ? data::Target::kRegression : data::Target::kClass);
     batch.validate(model.config(), dataset.source);
     model.forward(batch, StepContext{.train = false});
     const std::span<const float> logits = model.logits();

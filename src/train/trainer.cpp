@@ -213,8 +213,7 @@ StepResult Run::train_step(const StepPlan& plan, float lr) {
   for (std::int64_t i = 0; i < micro_batches; ++i) {
     const std::vector<std::int64_t> rows = micro_batch_rows(state_.epoch_index, state_.batches_done + i);
     batches.push_back(data::collate(train, rows, static_cast<std::size_t>(options_.max_seq_length),
-                                    options_.pad_to_max_length, inputs_.tokenizer.pad_id(),
-                                    inputs_.data.labels.regression));
+                                    options_.pad_to_max_length, inputs_.tokenizer.pad_id(), inputs_.data.target()));
     batches.back().validate(inputs_.config, train.source);
     // Dropout masks are a function of the micro-step, so a resumed run draws the same ones.
     contexts.push_back(StepContext{
