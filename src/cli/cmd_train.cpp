@@ -42,6 +42,7 @@ train::TrainOptions resolve_options(const TrainCommand& command) {
     if (text.empty() && spec.type != OptionType::kBool) fail_input("--{} needs a value", spec.name);
     spec.set(options, parse_option_text(spec, text), "--" + spec.name);
   }
+  resolve_task_defaults(options);
   validate_train_options(options);
   return options;
 }
