@@ -92,7 +92,9 @@ int run_train(const TrainCommand& command) {
 Command add_train_command(CLI::App& app) {
   auto command = std::make_shared<TrainCommand>();
   CLI::App* sub = app.add_subcommand(
-      "train", "Fine-tune a BERT model for sequence classification (GLUE or your own data) and evaluate it");
+      "train",
+      "Fine-tune a BERT or DistilBERT model for sequence classification (GLUE or your own data) or question "
+      "answering (SQuAD) and evaluate it");
   sub->add_option("--config", command->config,
                   "TOML file of options (keys as the flags below); flags given here override it");
   for (const OptionSpec& spec : train_option_table()) {
