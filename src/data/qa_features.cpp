@@ -50,10 +50,12 @@ std::pair<std::int32_t, std::int32_t> label_window(const std::vector<CharSpan>& 
 
 }  // namespace
 
-QaFeatures build_qa_features(SquadFile file, const text::BertTokenizer& tokenizer, const QaFeatureOptions& options) {
+QaFeatures build_qa_features(SquadFile file, const text::BertTokenizer& tokenizer,
+                             const QaFeatureOptions& options) {
   QaFeatures out;
   out.dataset.source = file.source;
-  if (options.max_samples && file.examples.size() > *options.max_samples) file.examples.resize(*options.max_samples);
+  if (options.max_samples && file.examples.size() > *options.max_samples)
+    file.examples.resize(*options.max_samples);
   const std::size_t n_examples = file.examples.size();
 
   // Contexts are shared by their questions: each is tokenized once.
@@ -73,24 +75,24 @@ QaFeatures build_qa_features(SquadFile file, const text::BertTokenizer& tokenize
                     [&](const tbb::blocked_range<std::size_t>& range) {
                       for (std::size_t c = range.begin(); c != range.end(); ++c) {
                         try {
-                          tokenizer.tokenize_with_offsets(file.contexts[c], contexts[c].ids, contexts[c].offsets,
-                                                          "context");
+                          tokenizer.tokenize_with_offsets(file.contexts[c], contexts[c].ids,
+                                                          contexts[c].offsets, "context");
                         } catch (const InputError& e) {
                           record_error(c, fmt::format("{}: context {}: {}", file.source, c + 1, e.what()));
                         }
                       }
                     });
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n_examples, 256),
-                    [&](const tbb::blocked_range<std::size_t>& range) {
-                      for (std::size_t i = range.begin(); i != range.end(); ++i) {
-                        try {
-                          tokenizer.tokenize(lstrip(file.examples[i].question), questions[i], "question");
-                        } catch (const InputError& e) {
-                          record_error(file.contexts.size() + i,
-                                       fmt::format("{}: question '{}': {}", file.source, file.examples[i].id, e.what()));
-                        }
-                      }
-                    });
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, n_examples, 256), [&](const tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t i = range.begin(); i != range.end(); ++i) {
+          try {
+            tokenizer.tokenize(lstrip(file.examples[i].question), questions[i], "question");
+          } catch (const InputError& e) {
+            record_error(file.contexts.size() + i,
+                         fmt::format("{}: question '{}': {}", file.source, file.examples[i].id, e.what()));
+          }
+        }
+      });
   if (!first_message.empty()) throw InputError(first_message);
 
   const std::size_t max_length = options.max_seq_length;
@@ -106,17 +108,19 @@ QaFeatures build_qa_features(SquadFile file, const text::BertTokenizer& tokenize
     if (fixed + n_context > max_length) {
       room = max_length > fixed ? max_length - fixed : 0;
       if (room <= options.doc_stride) {
-        fail_input("{}: question '{}' has {} tokens, which leaves {} of max_seq_length {} for its context: "
-                   "fewer than doc_stride {} + 1, so the context cannot be cut into windows; raise "
-                   "--max_seq_length or lower --doc_stride",
-                   file.source, example.id, question.size(), room, max_length, options.doc_stride);
+        fail_input(
+            "{}: question '{}' has {} tokens, which leaves {} of max_seq_length {} for its context: "
+            "fewer than doc_stride {} + 1, so the context cannot be cut into windows; raise "
+            "--max_seq_length or lower --doc_stride",
+            file.source, example.id, question.size(), room, max_length, options.doc_stride);
       }
     }
     std::int64_t start_char = -1;
     std::int64_t end_char = -1;
     if (!example.answers.empty()) {
       start_char = example.answers.front().answer_start;
-      end_char = start_char + static_cast<std::int64_t>(text::count_code_points(example.answers.front().text));
+      end_char =
+          start_char + static_cast<std::int64_t>(text::count_code_points(example.answers.front().text));
     }
     for (std::size_t begin = 0;; begin += room - options.doc_stride) {
       const std::size_t end = std::min(begin + room, n_context);

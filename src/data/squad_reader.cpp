@@ -39,8 +39,9 @@ class Reader {
       } else if (article.contains("question") || article.contains("context")) {
         flat_row(article, path);
       } else {
-        fail(path + ".paragraphs", "missing (a SQuAD article holds \"paragraphs\"; a flat row \"question\" and "
-                                   "\"context\")");
+        fail(path + ".paragraphs",
+             "missing (a SQuAD article holds \"paragraphs\"; a flat row \"question\" and "
+             "\"context\")");
       }
     }
     if (out_.examples.empty()) fail("data", "holds no questions");
@@ -122,23 +123,26 @@ class Reader {
     example.context = add_context(string_member(row, path, "context"));
     const Json& answers = member(row, path, "answers");
     const std::string a = path + ".answers";
-    if (!answers.is_object()) fail(a, "must be an object {{\"text\": [...], \"answer_start\": [...]}}, got {}",
-                                   answers.type_name());
+    if (!answers.is_object())
+      fail(a, "must be an object {{\"text\": [...], \"answer_start\": [...]}}, got {}", answers.type_name());
     const Json& texts = member(answers, a, "text");
     const Json& starts = member(answers, a, "answer_start");
     if (!texts.is_array() || !starts.is_array() || texts.size() != starts.size()) {
       fail(a, "text and answer_start must be lists of the same length");
     }
     for (std::size_t m = 0; m < texts.size(); ++m) {
-      if (!texts[m].is_string()) fail(fmt::format("{}.text[{}]", a, m), "must be a string, got {}", texts[m].type_name());
-      example.answers.push_back({texts[m].get<std::string>(), start_value(starts[m], fmt::format("{}.answer_start[{}]", a, m))});
+      if (!texts[m].is_string())
+        fail(fmt::format("{}.text[{}]", a, m), "must be a string, got {}", texts[m].type_name());
+      example.answers.push_back(
+          {texts[m].get<std::string>(), start_value(starts[m], fmt::format("{}.answer_start[{}]", a, m))});
     }
     finish(std::move(example), path);
   }
 
   std::int64_t start_value(const Json& value, const std::string& path) const {
     if (!value.is_number_integer() || value.get<std::int64_t>() < 0) {
-      fail(path, "must be a non-negative integer (a character offset into the context), got {}", value.dump());
+      fail(path, "must be a non-negative integer (a character offset into the context), got {}",
+           value.dump());
     }
     return value.get<std::int64_t>();
   }
@@ -148,20 +152,23 @@ class Reader {
   }
 
   void finish(SquadExample example, const std::string& path) {
-    const auto context_chars = static_cast<std::int64_t>(text::count_code_points(out_.contexts[example.context]));
+    const auto context_chars =
+        static_cast<std::int64_t>(text::count_code_points(out_.contexts[example.context]));
     for (std::size_t m = 0; m < example.answers.size(); ++m) {
       const SquadAnswer& answer = example.answers[m];
       const auto end = answer.answer_start + static_cast<std::int64_t>(text::count_code_points(answer.text));
       if (end > context_chars) {
         fail(fmt::format("{}.answers[{}]", path, m),
-             "answer_start {} + {} characters of text ends past the context's {} characters (answer_start counts "
+             "answer_start {} + {} characters of text ends past the context's {} characters (answer_start "
+             "counts "
              "characters, not bytes)",
              answer.answer_start, end - answer.answer_start, context_chars);
       }
     }
     if (need_answers_ && example.answers.empty()) {
-      fail(path + ".answers", "empty; SQuAD v1.1 evaluation scores every question against its gold answers "
-                              "(unanswerable SQuAD v2 questions are not supported)");
+      fail(path + ".answers",
+           "empty; SQuAD v1.1 evaluation scores every question against its gold answers "
+           "(unanswerable SQuAD v2 questions are not supported)");
     }
     out_.examples.push_back(std::move(example));
   }

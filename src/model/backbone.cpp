@@ -36,19 +36,33 @@ struct LayerNames {
   const char* ln2_b;
 };
 
-constexpr LayerNames kBertLayer = {
-    "bert.encoder.layer.{}.",           "attention.self.query.weight",       "attention.self.query.bias",
-    "attention.output.dense.weight",    "attention.output.dense.bias",       "attention.output.LayerNorm.weight",
-    "attention.output.LayerNorm.bias",  "intermediate.dense.weight",         "intermediate.dense.bias",
-    "output.dense.weight",              "output.dense.bias",                 "output.LayerNorm.weight",
-    "output.LayerNorm.bias"};
+constexpr LayerNames kBertLayer = {.prefix = "bert.encoder.layer.{}.",
+                                   .qkv_w = "attention.self.query.weight",
+                                   .qkv_b = "attention.self.query.bias",
+                                   .attn_out_w = "attention.output.dense.weight",
+                                   .attn_out_b = "attention.output.dense.bias",
+                                   .ln1_w = "attention.output.LayerNorm.weight",
+                                   .ln1_b = "attention.output.LayerNorm.bias",
+                                   .inter_w = "intermediate.dense.weight",
+                                   .inter_b = "intermediate.dense.bias",
+                                   .out_w = "output.dense.weight",
+                                   .out_b = "output.dense.bias",
+                                   .ln2_w = "output.LayerNorm.weight",
+                                   .ln2_b = "output.LayerNorm.bias"};
 
-constexpr LayerNames kDistilBertLayer = {
-    "distilbert.transformer.layer.{}.", "attention.q_lin.weight",   "attention.q_lin.bias",
-    "attention.out_lin.weight",         "attention.out_lin.bias",   "sa_layer_norm.weight",
-    "sa_layer_norm.bias",               "ffn.lin1.weight",          "ffn.lin1.bias",
-    "ffn.lin2.weight",                  "ffn.lin2.bias",            "output_layer_norm.weight",
-    "output_layer_norm.bias"};
+constexpr LayerNames kDistilBertLayer = {.prefix = "distilbert.transformer.layer.{}.",
+                                         .qkv_w = "attention.q_lin.weight",
+                                         .qkv_b = "attention.q_lin.bias",
+                                         .attn_out_w = "attention.out_lin.weight",
+                                         .attn_out_b = "attention.out_lin.bias",
+                                         .ln1_w = "sa_layer_norm.weight",
+                                         .ln1_b = "sa_layer_norm.bias",
+                                         .inter_w = "ffn.lin1.weight",
+                                         .inter_b = "ffn.lin1.bias",
+                                         .out_w = "ffn.lin2.weight",
+                                         .out_b = "ffn.lin2.bias",
+                                         .ln2_w = "output_layer_norm.weight",
+                                         .ln2_b = "output_layer_norm.bias"};
 
 }  // namespace
 
@@ -73,13 +87,15 @@ LayerParams Backbone::layer_params(std::span<float> arena, std::int64_t layer) c
   const LayerNames& n = config_.is_distilbert() ? kDistilBertLayer : kBertLayer;
   const std::string p = fmt::format(fmt::runtime(n.prefix), layer);
   auto at = [&](const char* name) { return arena.data() + table_.at(p + name).offset; };
-  return {at(n.qkv_w), at(n.qkv_b), at(n.attn_out_w), at(n.attn_out_b), at(n.ln1_w),  at(n.ln1_b),
-          at(n.inter_w), at(n.inter_b), at(n.out_w),     at(n.out_b),     at(n.ln2_w), at(n.ln2_b)};
+  return {at(n.qkv_w),   at(n.qkv_b),   at(n.attn_out_w), at(n.attn_out_b), at(n.ln1_w), at(n.ln1_b),
+          at(n.inter_w), at(n.inter_b), at(n.out_w),      at(n.out_b),      at(n.ln2_w), at(n.ln2_b)};
 }
 
 LayerDropout Backbone::layer_dropout(std::int64_t layer) const {
   if (!context_.train) return {};
-  auto key = [&](int k) { return dropout_key(context_.seed, context_.rank, context_.step, layer_site(layer, k)); };
+  auto key = [&](int k) {
+    return dropout_key(context_.seed, context_.rank, context_.step, layer_site(layer, k));
+  };
   const auto hidden_p = static_cast<float>(config_.hidden_dropout_prob);
   return {.hidden_p = hidden_p,
           .attention_p = static_cast<float>(config_.attention_probs_dropout_prob),
@@ -90,7 +106,11 @@ LayerDropout Backbone::layer_dropout(std::int64_t layer) const {
 }
 
 LayerDims Backbone::dims() const {
-  return {batch_size_, seq_, config_.hidden_size, config_.num_attention_heads, config_.intermediate_size,
+  return {batch_size_,
+          seq_,
+          config_.hidden_size,
+          config_.num_attention_heads,
+          config_.intermediate_size,
           static_cast<float>(config_.layer_norm_eps)};
 }
 
@@ -98,7 +118,9 @@ const float* Backbone::param(const std::string& suffix) const {
   return params_.data() + table_.at(prefix_ + suffix).offset;
 }
 
-float* Backbone::grad(const std::string& suffix) const { return grads_.data() + table_.at(prefix_ + suffix).offset; }
+float* Backbone::grad(const std::string& suffix) const {
+  return grads_.data() + table_.at(prefix_ + suffix).offset;
+}
 
 void Backbone::resize(std::int64_t batch, std::int64_t seq) {
   batch_size_ = batch;
@@ -128,10 +150,12 @@ const float* Backbone::forward(const Batch& batch, const StepContext& context) {
   }
   if (config_.has_token_types()) {
     embedding_forward(emb_sum_.data(), batch.input_ids.data(), batch.token_type_ids.data(),
-                      param("embeddings.word_embeddings.weight"), param("embeddings.position_embeddings.weight"),
+                      param("embeddings.word_embeddings.weight"),
+                      param("embeddings.position_embeddings.weight"),
                       param("embeddings.token_type_embeddings.weight"), b_size, t, h);
   } else {
-    word_position_embedding_forward(emb_sum_.data(), batch.input_ids.data(), param("embeddings.word_embeddings.weight"),
+    word_position_embedding_forward(emb_sum_.data(), batch.input_ids.data(),
+                                    param("embeddings.word_embeddings.weight"),
                                     param("embeddings.position_embeddings.weight"), b_size, t, h);
   }
   layernorm_forward(emb_out_.data(), emb_mean_.data(), emb_rstd_.data(), emb_sum_.data(),
@@ -170,17 +194,20 @@ void Backbone::backward(const GradientsFinal& done) {
   }
 
   const float hidden_p = context_.train ? static_cast<float>(config_.hidden_dropout_prob) : 0.0f;
-  dropout_backward(dy, dy, n * h, hidden_p, dropout_key(context_.seed, context_.rank, context_.step, kEmbeddingSite));
-  layernorm_backward(dx, grad("embeddings.LayerNorm.weight"), grad("embeddings.LayerNorm.bias"), dy, emb_sum_.data(),
-                     param("embeddings.LayerNorm.weight"), emb_mean_.data(), emb_rstd_.data(), n, h);
+  dropout_backward(dy, dy, n * h, hidden_p,
+                   dropout_key(context_.seed, context_.rank, context_.step, kEmbeddingSite));
+  layernorm_backward(dx, grad("embeddings.LayerNorm.weight"), grad("embeddings.LayerNorm.bias"), dy,
+                     emb_sum_.data(), param("embeddings.LayerNorm.weight"), emb_mean_.data(),
+                     emb_rstd_.data(), n, h);
   if (config_.has_token_types()) {
-    embedding_backward(grad("embeddings.word_embeddings.weight"), grad("embeddings.position_embeddings.weight"),
+    embedding_backward(grad("embeddings.word_embeddings.weight"),
+                       grad("embeddings.position_embeddings.weight"),
                        grad("embeddings.token_type_embeddings.weight"), dx, batch.input_ids.data(),
                        batch.token_type_ids.data(), b_size, t, h, config_.pad_token_id);
   } else {
     word_position_embedding_backward(grad("embeddings.word_embeddings.weight"),
-                                     grad("embeddings.position_embeddings.weight"), dx, batch.input_ids.data(), b_size,
-                                     t, h, config_.pad_token_id);
+                                     grad("embeddings.position_embeddings.weight"), dx,
+                                     batch.input_ids.data(), b_size, t, h, config_.pad_token_id);
   }
   done_from(0);
 }

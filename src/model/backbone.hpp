@@ -17,12 +17,15 @@
 namespace shmtrain {
 
 // The dropout site of a layer's k-th dropout; layer_site(num_hidden_layers, 0) is the head's.
-inline std::uint64_t layer_site(std::int64_t layer, int k) { return 1 + 3 * static_cast<std::uint64_t>(layer) + k; }
+inline std::uint64_t layer_site(std::int64_t layer, int k) {
+  return 1 + 3 * static_cast<std::uint64_t>(layer) + k;
+}
 
 class Backbone {
  public:
   // REQUIRES: params and grads hold table.count() floats laid out by `table` (for_model(config)).
-  Backbone(const BertConfig& config, const ParamTable& table, std::span<float> params, std::span<float> grads);
+  Backbone(const BertConfig& config, const ParamTable& table, std::span<float> params,
+           std::span<float> grads);
 
   // Returns the last layer's hidden states (B*T, H), valid until the next forward.
   // REQUIRES: batch.validate(config) passed.

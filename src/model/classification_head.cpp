@@ -19,11 +19,13 @@ void fit(std::vector<float>& v, std::int64_t n) {
 
 }  // namespace
 
-ClassificationHead::ClassificationHead(const BertConfig& config, const ParamTable& table, std::span<float> params,
-                                       std::span<float> grads)
+ClassificationHead::ClassificationHead(const BertConfig& config, const ParamTable& table,
+                                       std::span<float> params, std::span<float> grads)
     : config_(config), relu_(config.is_distilbert()) {
   const std::string dense = config.is_distilbert() ? "pre_classifier" : "bert.pooler.dense";
-  auto in = [&](std::span<float> arena, const std::string& name) { return arena.data() + table.at(name).offset; };
+  auto in = [&](std::span<float> arena, const std::string& name) {
+    return arena.data() + table.at(name).offset;
+  };
   dense_w_ = in(params, dense + ".weight");
   dense_b_ = in(params, dense + ".bias");
   classifier_w_ = in(params, "classifier.weight");
@@ -37,7 +39,8 @@ ClassificationHead::ClassificationHead(const BertConfig& config, const ParamTabl
 
 float ClassificationHead::dropout_p() const {
   if (!context_.train) return 0.0f;
-  return static_cast<float>(config_.is_distilbert() ? config_.seq_classif_dropout : config_.hidden_dropout_prob);
+  return static_cast<float>(config_.is_distilbert() ? config_.seq_classif_dropout
+                                                    : config_.hidden_dropout_prob);
 }
 
 float ClassificationHead::forward(const float* hidden, const Batch& batch, const StepContext& context) {
@@ -57,8 +60,9 @@ float ClassificationHead::forward(const float* hidden, const Batch& batch, const
   } else {
     tanh_forward(pooled_.data(), pooled_pre_.data(), b_size * h);
   }
-  dropout_forward(pooled_dropped_.data(), pooled_.data(), b_size * h, dropout_p(),
-                  dropout_key(context.seed, context.rank, context.step, layer_site(config_.num_hidden_layers, 0)));
+  dropout_forward(
+      pooled_dropped_.data(), pooled_.data(), b_size * h, dropout_p(),
+      dropout_key(context.seed, context.rank, context.step, layer_site(config_.num_hidden_layers, 0)));
   linear_forward(logits_.data(), pooled_dropped_.data(), classifier_w_, classifier_b_, b_size, h, labels);
 
   if (config_.is_regression()) {
@@ -83,8 +87,9 @@ void ClassificationHead::backward(float* dhidden, float loss_scale) {
   }
   linear_backward(dpooled_.data(), d_classifier_w_, d_classifier_b_, dlogits.data(), pooled_dropped_.data(),
                   classifier_w_, b_size, h, labels);
-  dropout_backward(dpooled_.data(), dpooled_.data(), b_size * h, dropout_p(),
-                   dropout_key(context_.seed, context_.rank, context_.step, layer_site(config_.num_hidden_layers, 0)));
+  dropout_backward(
+      dpooled_.data(), dpooled_.data(), b_size * h, dropout_p(),
+      dropout_key(context_.seed, context_.rank, context_.step, layer_site(config_.num_hidden_layers, 0)));
   if (relu_) {
     relu_backward(dpooled_.data(), dpooled_.data(), pooled_.data(), b_size * h);
   } else {
@@ -92,7 +97,8 @@ void ClassificationHead::backward(float* dhidden, float loss_scale) {
   }
   // Only the [CLS] rows feed the head.
   std::fill_n(dhidden, b_size * seq_ * h, 0.0f);
-  std::vector<float>& dcls = pooled_pre_;  // free once the activation's backward (which reads pooled_) is done
+  std::vector<float>& dcls =
+      pooled_pre_;  // free once the activation's backward (which reads pooled_) is done
   linear_backward(dcls.data(), d_dense_w_, d_dense_b_, dpooled_.data(), cls_.data(), dense_w_, b_size, h, h);
   for (std::int64_t b = 0; b < b_size; ++b) std::copy_n(dcls.data() + b * h, h, dhidden + b * seq_ * h);
 }

@@ -16,7 +16,8 @@ void fit(std::vector<float>& v, std::int64_t n) {
 
 }  // namespace
 
-QaHead::QaHead(const BertConfig& config, const ParamTable& table, std::span<float> params, std::span<float> grads)
+QaHead::QaHead(const BertConfig& config, const ParamTable& table, std::span<float> params,
+               std::span<float> grads)
     : config_(config) {
   weight_ = params.data() + table.at("qa_outputs.weight").offset;
   bias_ = params.data() + table.at("qa_outputs.bias").offset;
@@ -43,8 +44,9 @@ float QaHead::forward(const float* hidden, const Batch& batch, const StepContext
   input_ = hidden;
   if (dropout_p() > 0.0f) {
     fit(dropped_, n * h);
-    dropout_forward(dropped_.data(), hidden, n * h, dropout_p(),
-                    dropout_key(context.seed, context.rank, context.step, layer_site(config_.num_hidden_layers, 0)));
+    dropout_forward(
+        dropped_.data(), hidden, n * h, dropout_p(),
+        dropout_key(context.seed, context.rank, context.step, layer_site(config_.num_hidden_layers, 0)));
     input_ = dropped_.data();
   }
   linear_forward(logits_.data(), input_, weight_, bias_, n, h, 2);
@@ -53,8 +55,8 @@ float QaHead::forward(const float* hidden, const Batch& batch, const StepContext
     start_logits_[i] = logits_[2 * i];
     end_logits_[i] = logits_[2 * i + 1];
   }
-  const float start_loss =
-      cross_entropy_forward(start_probs_.data(), start_logits_.data(), batch.start_positions.data(), b_size, t);
+  const float start_loss = cross_entropy_forward(start_probs_.data(), start_logits_.data(),
+                                                 batch.start_positions.data(), b_size, t);
   const float end_loss =
       cross_entropy_forward(end_probs_.data(), end_logits_.data(), batch.end_positions.data(), b_size, t);
   return (start_loss + end_loss) / 2.0f;
@@ -77,8 +79,9 @@ void QaHead::backward(float* dhidden, float loss_scale) {
   }
   linear_backward(dhidden, d_weight_, d_bias_, dlogits_.data(), input_, weight_, n, h, 2);
   if (dropout_p() > 0.0f) {
-    dropout_backward(dhidden, dhidden, n * h, dropout_p(),
-                     dropout_key(context_.seed, context_.rank, context_.step, layer_site(config_.num_hidden_layers, 0)));
+    dropout_backward(
+        dhidden, dhidden, n * h, dropout_p(),
+        dropout_key(context_.seed, context_.rank, context_.step, layer_site(config_.num_hidden_layers, 0)));
   }
 }
 

@@ -35,8 +35,8 @@ class QaHead final : public TaskHead {
 
   const Batch* batch_ = nullptr;
   StepContext context_;
-  const float* input_ = nullptr;  // the hidden states, or dropped_ under dropout
-  std::vector<float> dropped_;     // (B*T, H)
+  const float* input_ = nullptr;         // the hidden states, or dropped_ under dropout
+  std::vector<float> dropped_;           // (B*T, H)
   std::vector<float> logits_, dlogits_;  // (B*T, 2)
   std::vector<float> start_logits_, end_logits_, start_probs_, end_probs_;  // (B, T)
 };

@@ -29,9 +29,11 @@ QaEvalResult evaluate_qa(EncoderModel& model, const data::Dataset& features, con
   for (std::int64_t k = 0; k < share && k * world + rank < n; ++k) rows.push_back(k * world + rank);
 
   for (std::size_t first = 0; first < rows.size(); first += static_cast<std::size_t>(settings.batch_size)) {
-    const std::size_t count = std::min<std::size_t>(static_cast<std::size_t>(settings.batch_size), rows.size() - first);
-    const Batch batch = data::collate(features, std::span(rows).subspan(first, count), static_cast<std::size_t>(seq),
-                                      settings.pad_to_max_length, settings.pad_id, data::Target::kSpan);
+    const std::size_t count =
+        std::min<std::size_t>(static_cast<std::size_t>(settings.batch_size), rows.size() - first);
+    const Batch batch =
+        data::collate(features, std::span(rows).subspan(first, count), static_cast<std::size_t>(seq),
+                      settings.pad_to_max_length, settings.pad_id, data::Target::kSpan);
     batch.validate(model.config(), features.source);
     model.forward(batch, StepContext{.train = false});
     const std::span<const float> logits = model.logits();  // (count, batch.seq, 2)

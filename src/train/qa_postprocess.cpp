@@ -50,12 +50,13 @@ struct Best {
 
 }  // namespace
 
-std::vector<std::string> postprocess_qa_predictions(const data::SquadWindows& text, std::span<const float> logits,
-                                                    std::int64_t seq, const QaPostprocessOptions& options) {
+std::vector<std::string> postprocess_qa_predictions(const data::SquadWindows& text,
+                                                    std::span<const float> logits, std::int64_t seq,
+                                                    const QaPostprocessOptions& options) {
   const std::size_t n_windows = text.windows.size();
   if (logits.size() != n_windows * static_cast<std::size_t>(seq) * 2) {
-    throw Error(fmt::format("postprocess_qa_predictions: {} logits for {} windows of {} positions", logits.size(),
-                            n_windows, seq));
+    throw Error(fmt::format("postprocess_qa_predictions: {} logits for {} windows of {} positions",
+                            logits.size(), n_windows, seq));
   }
   std::vector<std::optional<Best>> best(text.file.examples.size());
   for (std::size_t w = 0; w < n_windows; ++w) {
@@ -72,8 +73,9 @@ std::vector<std::string> postprocess_qa_predictions(const data::SquadWindows& te
         if (end < start || end - start + 1 > options.max_answer_length) continue;
         const float score = row[2 * start] + row[2 * end + 1];
         if (answer && !(score > answer->score)) continue;  // a tie keeps the earlier candidate
-        answer = Best{score, {window.offsets[static_cast<std::size_t>(start - first)].begin,
-                              window.offsets[static_cast<std::size_t>(end - first)].end}};
+        answer = Best{score,
+                      {window.offsets[static_cast<std::size_t>(start - first)].begin,
+                       window.offsets[static_cast<std::size_t>(end - first)].end}};
       }
     }
   }

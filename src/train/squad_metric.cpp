@@ -66,13 +66,15 @@ std::u32string python_lower(const std::u32string& s) {
 }
 
 bool is_ascii_punctuation(char32_t cp) {  // Python's string.punctuation
-  return (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) || (cp >= 123 && cp <= 126);
+  return (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) ||
+         (cp >= 123 && cp <= 126);
 }
 
 // Python re's \w for str patterns: alphanumeric (str.isalnum: letters and numbers) or '_'.
 bool is_word(char32_t cp) {
   if (cp == U'_') return true;
-  if (cp < 0x80) return (cp >= U'0' && cp <= U'9') || (cp >= U'a' && cp <= U'z') || (cp >= U'A' && cp <= U'Z');
+  if (cp < 0x80)
+    return (cp >= U'0' && cp <= U'9') || (cp >= U'a' && cp <= U'z') || (cp >= U'A' && cp <= U'Z');
   switch (category(cp)) {
     case UTF8PROC_CATEGORY_LU:
     case UTF8PROC_CATEGORY_LL:
@@ -161,9 +163,11 @@ double squad_f1(std::string_view prediction, std::string_view truth) {
   return 2.0 * precision * recall / (precision + recall);
 }
 
-SquadScores squad_scores(std::span<const std::string> predictions, std::span<const std::vector<std::string>> golds) {
+SquadScores squad_scores(std::span<const std::string> predictions,
+                         std::span<const std::vector<std::string>> golds) {
   if (predictions.size() != golds.size()) {
-    throw Error(fmt::format("squad_scores: {} predictions for {} questions", predictions.size(), golds.size()));
+    throw Error(
+        fmt::format("squad_scores: {} predictions for {} questions", predictions.size(), golds.size()));
   }
   SquadScores scores;
   if (predictions.empty()) return scores;

@@ -28,7 +28,8 @@ class QaFeatures : public DataFiles {
     return file;
   }
   data::QaFeatures build(SquadFile file, std::size_t max_seq_length, std::size_t doc_stride) const {
-    return build_qa_features(std::move(file), tokenizer_, {.max_seq_length = max_seq_length, .doc_stride = doc_stride, .max_samples = {}});
+    return build_qa_features(std::move(file), tokenizer_,
+                             {.max_seq_length = max_seq_length, .doc_stride = doc_stride, .max_samples = {}});
   }
   static std::vector<Pair> labels(const data::QaFeatures& f) {
     std::vector<Pair> out;
@@ -56,8 +57,10 @@ TEST_F(QaFeatures, ShortExampleIsOneWindowQuestionFirst) {
 TEST_F(QaFeatures, LongContextIsCutIntoOverlappingWindows) {
   const auto f = build(one("the?", kLetters, "e v", 8), 9, 2);
   ASSERT_EQ(f.dataset.examples.size(), 4u);
-  EXPECT_EQ(tokens(f.dataset.examples[0]), (Tokens{"[CLS]", "the", "?", "[SEP]", "a", "b", "c", "d", "[SEP]"}));
-  EXPECT_EQ(tokens(f.dataset.examples[3]), (Tokens{"[CLS]", "the", "?", "[SEP]", "w", "x", "y", "z", "[SEP]"}));
+  EXPECT_EQ(tokens(f.dataset.examples[0]),
+            (Tokens{"[CLS]", "the", "?", "[SEP]", "a", "b", "c", "d", "[SEP]"}));
+  EXPECT_EQ(tokens(f.dataset.examples[3]),
+            (Tokens{"[CLS]", "the", "?", "[SEP]", "w", "x", "y", "z", "[SEP]"}));
   EXPECT_EQ(f.text.windows[1].offsets, (Spans{{4, 5}, {6, 7}, {8, 9}, {10, 11}}));
   for (const QaWindow& w : f.text.windows) EXPECT_EQ(w.context_begin, 4);
   // "e v" is tokens 4-5: whole in windows 1 (tokens 2-5) and 2 (tokens 4-7), [CLS] elsewhere.
@@ -67,10 +70,13 @@ TEST_F(QaFeatures, LongContextIsCutIntoOverlappingWindows) {
 TEST_F(QaFeatures, AnswerAtAWindowEdge) {
   // "d" is the last context token of window 0 and the second of window 1. (run_qa.py's start
   // walk runs past the window's last context token into [SEP] and labels position 8 there.)
-  EXPECT_EQ(labels(build(one("the?", kLetters, "d", 6), 9, 2)), (std::vector<Pair>{{7, 7}, {5, 5}, {0, 0}, {0, 0}}));
+  EXPECT_EQ(labels(build(one("the?", kLetters, "d", 6), 9, 2)),
+            (std::vector<Pair>{{7, 7}, {5, 5}, {0, 0}, {0, 0}}));
   // "a", the first context token of the first window; "z", the last of the last.
-  EXPECT_EQ(labels(build(one("the?", kLetters, "a", 0), 9, 2)), (std::vector<Pair>{{4, 4}, {0, 0}, {0, 0}, {0, 0}}));
-  EXPECT_EQ(labels(build(one("the?", kLetters, "z", 18), 9, 2)), (std::vector<Pair>{{0, 0}, {0, 0}, {0, 0}, {7, 7}}));
+  EXPECT_EQ(labels(build(one("the?", kLetters, "a", 0), 9, 2)),
+            (std::vector<Pair>{{4, 4}, {0, 0}, {0, 0}, {0, 0}}));
+  EXPECT_EQ(labels(build(one("the?", kLetters, "z", 18), 9, 2)),
+            (std::vector<Pair>{{0, 0}, {0, 0}, {0, 0}, {7, 7}}));
 }
 
 TEST_F(QaFeatures, AnswerSplitAcrossWindowsIsInNone) {
@@ -84,14 +90,16 @@ TEST_F(QaFeatures, LongQuestionLeavesLessRoomOrNone) {
   // A 4-token question (left-stripped) leaves 9 - 7 = 2 tokens per window: stride 1 advances
   // one token at a time.
   const auto f = build(one("\u3000 the the cat?", kLetters, "z", 18), 9, 1);
-  EXPECT_EQ(tokens(f.dataset.examples[0]), (Tokens{"[CLS]", "the", "the", "cat", "?", "[SEP]", "a", "b", "[SEP]"}));
+  EXPECT_EQ(tokens(f.dataset.examples[0]),
+            (Tokens{"[CLS]", "the", "the", "cat", "?", "[SEP]", "a", "b", "[SEP]"}));
   EXPECT_EQ(f.dataset.examples.size(), 9u);
   EXPECT_EQ(labels(f).back(), (Pair{7, 7}));
   // Room 2 is not more than doc_stride 2: the windows would not advance.
-  EXPECT_EQ(error_of([&] { build(one("the the cat?", kLetters, "z", 18), 9, 2); }),
-            "squad.json: question 'id1' has 4 tokens, which leaves 2 of max_seq_length 9 for its context: fewer "
-            "than doc_stride 2 + 1, so the context cannot be cut into windows; raise --max_seq_length or lower "
-            "--doc_stride");
+  EXPECT_EQ(
+      error_of([&] { build(one("the the cat?", kLetters, "z", 18), 9, 2); }),
+      "squad.json: question 'id1' has 4 tokens, which leaves 2 of max_seq_length 9 for its context: fewer "
+      "than doc_stride 2 + 1, so the context cannot be cut into windows; raise --max_seq_length or lower "
+      "--doc_stride");
   // A long question with a context that fits needs no windows.
   EXPECT_EQ(build(one("the the cat?", "a b", "b", 2), 9, 2).dataset.examples.size(), 1u);
 }
@@ -102,12 +110,14 @@ TEST_F(QaFeatures, UnicodeContextOffsetsCountCharacters) {
   const std::string context = "\U0001F600 caf\u00e9, na\u00efve cr\u00e8me br\u00fbl\u00e9e!";
   const auto f = build(one("the?", context, "cr\u00e8me br\u00fbl\u00e9e", 14), 384, 128);
   const Example& row = f.dataset.examples[0];
-  EXPECT_EQ(tokens(row),
-            (Tokens{"[CLS]", "the", "?", "[SEP]", "[UNK]", "cafe", ",", "naive", "creme", "brulee", "!", "[SEP]"}));
-  EXPECT_EQ(f.text.windows[0].offsets, (Spans{{0, 1}, {2, 6}, {6, 7}, {8, 13}, {14, 19}, {20, 26}, {26, 27}}));
+  EXPECT_EQ(tokens(row), (Tokens{"[CLS]", "the", "?", "[SEP]", "[UNK]", "cafe", ",", "naive", "creme",
+                                 "brulee", "!", "[SEP]"}));
+  EXPECT_EQ(f.text.windows[0].offsets,
+            (Spans{{0, 1}, {2, 6}, {6, 7}, {8, 13}, {14, 19}, {20, 26}, {26, 27}}));
   EXPECT_EQ(labels(f), (std::vector<Pair>{{8, 9}}));
   // "brûlée" alone: the answer ends inside nothing but its own token.
-  EXPECT_EQ(labels(build(one("the?", context, "br\u00fbl\u00e9e", 20), 384, 128)), (std::vector<Pair>{{9, 9}}));
+  EXPECT_EQ(labels(build(one("the?", context, "br\u00fbl\u00e9e", 20), 384, 128)),
+            (std::vector<Pair>{{9, 9}}));
 }
 
 TEST_F(QaFeatures, UnansweredTrainingQuestionsAndSampleLimits) {
@@ -115,7 +125,8 @@ TEST_F(QaFeatures, UnansweredTrainingQuestionsAndSampleLimits) {
   // max_samples 3: the first three examples, then the first three of their windows.
   SquadFile file = one("the?", kLetters, "a", 0);
   for (const char* id : {"id2", "id3", "id4"}) file.examples.push_back({id, "the?", 0, {{"b", 2}}});
-  const auto f = build_qa_features(file, tokenizer_, {.max_seq_length = 9, .doc_stride = 2, .max_samples = 3});
+  const auto f =
+      build_qa_features(file, tokenizer_, {.max_seq_length = 9, .doc_stride = 2, .max_samples = 3});
   EXPECT_EQ(f.text.file.examples.size(), 3u);
   EXPECT_EQ(f.dataset.examples.size(), 3u);
   EXPECT_EQ(f.text.windows.size(), 3u);
@@ -139,8 +150,9 @@ TEST_F(QaFeatures, LoadsThroughTaskNameSquad) {
   EXPECT_EQ(data.validation->examples[1].start_position, 6);
 
   options.validation_file.clear();
-  EXPECT_EQ(error(options), "--task_name squad evaluation needs --validation_file (a SQuAD v1.1 JSON file such as "
-                            "dev-v1.1.json), or run without evaluation");
+  EXPECT_EQ(error(options),
+            "--task_name squad evaluation needs --validation_file (a SQuAD v1.1 JSON file such as "
+            "dev-v1.1.json), or run without evaluation");
   options.task_name = "squad_v2";
   EXPECT_TRUE(contains(error(options), "SQuAD v2's unanswerable questions are not supported"));
   DataOptions folder;

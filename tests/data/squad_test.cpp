@@ -54,34 +54,45 @@ TEST(Squad, ErrorsNameTheFileAndTheJsonPath) {
   const std::string para = R"({"context": "a b", "qas": [)";
   EXPECT_EQ(error_for(R"({"version": "1.1"})"), "f.json: data: missing");
   EXPECT_EQ(error_for(R"({"data": {}})"), "f.json: data: must be a list, got object");
-  EXPECT_EQ(error_for(R"({"data": [{"title": "x"}]})"),
-            "f.json: data[0].paragraphs: missing (a SQuAD article holds \"paragraphs\"; a flat row \"question\" "
-            "and \"context\")");
-  EXPECT_EQ(error_for(R"({"data": [{"paragraphs": [{"qas": []}]}]})"), "f.json: data[0].paragraphs[0].context: missing");
+  EXPECT_EQ(
+      error_for(R"({"data": [{"title": "x"}]})"),
+      "f.json: data[0].paragraphs: missing (a SQuAD article holds \"paragraphs\"; a flat row \"question\" "
+      "and \"context\")");
+  EXPECT_EQ(error_for(R"({"data": [{"paragraphs": [{"qas": []}]}]})"),
+            "f.json: data[0].paragraphs[0].context: missing");
   EXPECT_EQ(error_for(R"({"data": [{"paragraphs": [)" + para +
                       R"({"id": "a", "question": "q", "answers": []}, {"id": "b", "question": "q"}]}]}]})"),
             "f.json: data[0].paragraphs[0].qas[1].answers: missing");
-  EXPECT_EQ(error_for(R"({"data": [{"paragraphs": [)" + para + R"({"id": "a", "question": 5, "answers": []}]}]}]})"),
+  EXPECT_EQ(error_for(R"({"data": [{"paragraphs": [)" + para +
+                      R"({"id": "a", "question": 5, "answers": []}]}]}]})"),
             "f.json: data[0].paragraphs[0].qas[0].question: must be a string, got number");
-  EXPECT_EQ(error_for(R"({"data": [{"paragraphs": [)" + para +
-                      R"({"id": "a", "question": "q", "answers": [{"text": "b", "answer_start": -1}]}]}]}]})"),
-            "f.json: data[0].paragraphs[0].qas[0].answers[0].answer_start: must be a non-negative integer (a "
-            "character offset into the context), got -1");
-  EXPECT_EQ(error_for(R"({"data": [{"paragraphs": [)" + para +
-                      R"({"id": "a", "question": "q", "answers": [{"text": "b c", "answer_start": 2}]}]}]}]})"),
-            "f.json: data[0].paragraphs[0].qas[0].answers[0]: answer_start 2 + 3 characters of text ends past the "
-            "context's 3 characters (answer_start counts characters, not bytes)");
-  EXPECT_EQ(error_for(R"({"data": [{"paragraphs": [)" + para +
-                      R"({"id": "a", "question": "q", "answers": []}, {"id": "a", "question": "r", "answers": []}]}]}]})"),
-            "f.json: data[0].paragraphs[0].qas[1].id: 'a' appears twice; question ids must be unique");
-  EXPECT_EQ(error_for(R"({"data": [{"paragraphs": [)" + para + R"({"id": "a", "question": "q", "answers": []}]}]}]})",
-                      true),
-            "f.json: data[0].paragraphs[0].qas[0].answers: empty; SQuAD v1.1 evaluation scores every question "
-            "against its gold answers (unanswerable SQuAD v2 questions are not supported)");
-  EXPECT_EQ(error_for(R"({"data": [{"id": "a", "question": "q", "context": "c", "answers": {"text": ["c"]}}]})"),
-            "f.json: data[0].answers.answer_start: missing");
+  EXPECT_EQ(
+      error_for(R"({"data": [{"paragraphs": [)" + para +
+                R"({"id": "a", "question": "q", "answers": [{"text": "b", "answer_start": -1}]}]}]}]})"),
+      "f.json: data[0].paragraphs[0].qas[0].answers[0].answer_start: must be a non-negative integer (a "
+      "character offset into the context), got -1");
+  EXPECT_EQ(
+      error_for(R"({"data": [{"paragraphs": [)" + para +
+                R"({"id": "a", "question": "q", "answers": [{"text": "b c", "answer_start": 2}]}]}]}]})"),
+      "f.json: data[0].paragraphs[0].qas[0].answers[0]: answer_start 2 + 3 characters of text ends past the "
+      "context's 3 characters (answer_start counts characters, not bytes)");
+  EXPECT_EQ(
+      error_for(
+          R"({"data": [{"paragraphs": [)" + para +
+          R"({"id": "a", "question": "q", "answers": []}, {"id": "a", "question": "r", "answers": []}]}]}]})"),
+      "f.json: data[0].paragraphs[0].qas[1].id: 'a' appears twice; question ids must be unique");
+  EXPECT_EQ(
+      error_for(
+          R"({"data": [{"paragraphs": [)" + para + R"({"id": "a", "question": "q", "answers": []}]}]}]})",
+          true),
+      "f.json: data[0].paragraphs[0].qas[0].answers: empty; SQuAD v1.1 evaluation scores every question "
+      "against its gold answers (unanswerable SQuAD v2 questions are not supported)");
+  EXPECT_EQ(
+      error_for(R"({"data": [{"id": "a", "question": "q", "context": "c", "answers": {"text": ["c"]}}]})"),
+      "f.json: data[0].answers.answer_start: missing");
   EXPECT_EQ(error_for(R"({"data": []})"), "f.json: data: holds no questions");
-  EXPECT_TRUE(contains(error_for(R"({"data": [)"), "f.json: not valid JSON: parse error at line 1, column 11"));
+  EXPECT_TRUE(
+      contains(error_for(R"({"data": [)"), "f.json: not valid JSON: parse error at line 1, column 11"));
 }
 
 }  // namespace

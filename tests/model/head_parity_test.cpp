@@ -84,7 +84,8 @@ TEST_P(HeadParity, TwentyAdamWStepsReproducePyTorch) {
   HeapArenaAllocator heap;
   auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
-  const io::WeightsLoadReport report = io::load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
+  const io::WeightsLoadReport report =
+      io::load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
   EXPECT_TRUE(report.initialized.empty());
   EXPECT_TRUE(report.unused.empty());
 
@@ -148,14 +149,16 @@ TEST_P(HeadParity, GradientsFinalOffsetsDecreaseToZeroAndCoverFinishedGradients)
     offsets.push_back(offset);
     snapshots.emplace_back(grads.begin() + offset, grads.begin() + table.count());
   });
-  ASSERT_EQ(offsets.size(), static_cast<std::size_t>(config.num_hidden_layers + 2));  // head, layers, embeddings
+  ASSERT_EQ(offsets.size(),
+            static_cast<std::size_t>(config.num_hidden_layers + 2));  // head, layers, embeddings
   EXPECT_EQ(offsets.back(), 0);
   for (std::size_t i = 0; i < offsets.size(); ++i) {
     if (i > 0) {
       EXPECT_LT(offsets[i], offsets[i - 1]);
     }
     const std::vector<float> now(grads.begin() + offsets[i], grads.begin() + table.count());
-    EXPECT_EQ(snapshots[i], now) << "gradients from offset " << offsets[i] << " changed after they were final";
+    EXPECT_EQ(snapshots[i], now) << "gradients from offset " << offsets[i]
+                                 << " changed after they were final";
   }
 }
 
@@ -163,7 +166,9 @@ INSTANTIATE_TEST_SUITE_P(Models, HeadParity,
                          ::testing::Values(Fixture{"bert_qa", ModelHead::kQuestionAnswering},
                                            Fixture{"distilbert_cls", ModelHead::kSequenceClassification},
                                            Fixture{"distilbert_qa", ModelHead::kQuestionAnswering}),
-                         [](const ::testing::TestParamInfo<Fixture>& param_info) { return param_info.param.name; });
+                         [](const ::testing::TestParamInfo<Fixture>& param_info) {
+                           return param_info.param.name;
+                         });
 
 // DistilBERT has no token types: rows that differ only in token_type_ids give the same loss.
 TEST(DistilBert, IgnoresTokenTypes) {

@@ -22,7 +22,8 @@ struct Tokenized {
 
 class TokenizerOffsets : public ::testing::Test {
  protected:
-  TokenizerOffsets() : uncased_(BertTokenizer::from_path(write_vocab_folder(dir_, testing::uncased_vocab()))) {}
+  TokenizerOffsets()
+      : uncased_(BertTokenizer::from_path(write_vocab_folder(dir_, testing::uncased_vocab()))) {}
 
   Tokenized run(const std::string& text) const {
     std::vector<std::int32_t> ids;

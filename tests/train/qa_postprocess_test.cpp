@@ -64,7 +64,8 @@ TEST(QaPostprocess, MaxAnswerLengthAndNBestSizeLimitTheCandidates) {
             "\U0001F600 caf\u00e9 na\u00efve");
   // n_best_size 1: only the top start (on the emoji) and the top end (on "x") are tried, and
   // together they are too long: no candidate, run_qa's answer "empty".
-  EXPECT_EQ(postprocess_qa_predictions(text, logits, kSeq, {.n_best_size = 1, .max_answer_length = 3})[1], "empty");
+  EXPECT_EQ(postprocess_qa_predictions(text, logits, kSeq, {.n_best_size = 1, .max_answer_length = 3})[1],
+            "empty");
   EXPECT_THROW(postprocess_qa_predictions(text, std::vector<float>(5), kSeq, {}), Error);
 }
 

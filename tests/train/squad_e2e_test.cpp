@@ -90,7 +90,8 @@ Rescored rescore(const fs::path& output_dir) {
       double best_em = 0;
       double best_f1 = 0;
       for (const auto& gold : qa.at("answers")) {
-        best_em = std::max(best_em, normalized_words(answer) == normalized_words(gold.at("text")) ? 1.0 : 0.0);
+        best_em =
+            std::max(best_em, normalized_words(answer) == normalized_words(gold.at("text")) ? 1.0 : 0.0);
         best_f1 = std::max(best_f1, f1(answer, gold.at("text")));
       }
       scores.exact_match += best_em;
@@ -112,7 +113,7 @@ TEST(SquadEndToEnd, BertTrainsAndItsPredictionsScoreAsReported) {
   EXPECT_NE(result.out.find("eval 53 windows of 40 questions"), std::string::npos) << result.out;
 
   const nlohmann::json eval = nlohmann::json::parse(read_file(out / "eval_results.json"));
-  EXPECT_FALSE(eval.contains("eval_loss"));  // run_qa reports none
+  EXPECT_FALSE(eval.contains("eval_loss"));           // run_qa reports none
   EXPECT_EQ(eval.at("eval_samples").get<int>(), 53);  // windows, as run_qa counts them
   const Rescored rescored = rescore(out);
   EXPECT_NEAR(eval.at("eval_exact_match").get<double>(), rescored.exact_match, 1e-9);
@@ -153,9 +154,10 @@ TEST(SquadEndToEnd, DistilBertOnTwoWorkersEvaluatesAsOneWorkerDoes) {
   EXPECT_NEAR(eval.at("eval_f1").get<double>(), rescored.f1, 1e-9);
 
   const fs::path again = dir / "again";
-  const CliRun single = run_shmtrain("train --task_name squad --do_train false --model_name_or_path " + out.string() +
-                                     " --validation_file " + (fixture() / "dev.json").string() + " --output_dir " +
-                                     again.string() + " --max_seq_length 48 --doc_stride 16"
+  const CliRun single = run_shmtrain("train --task_name squad --do_train false --model_name_or_path " +
+                                     out.string() + " --validation_file " +
+                                     (fixture() / "dev.json").string() + " --output_dir " + again.string() +
+                                     " --max_seq_length 48 --doc_stride 16"
                                      " --per_device_eval_batch_size 1 --nproc_per_node 1");
   ASSERT_EQ(single.exit_code, 0) << single.output();
   EXPECT_EQ(read_file(again / "predictions.json"), read_file(out / "predictions.json"));

@@ -18,8 +18,10 @@ TEST(SquadMetric, NormalisationLowersStripsPunctuationArticlesAndSpaces) {
   EXPECT_EQ(normalize_squad_answer("snake_case"), "snakecase");               // '_' is ASCII punctuation
   // Only ASCII punctuation is removed; Unicode letters are lower-cased as Python does, the
   // Greek capital sigma as a final sigma at the end of a word.
-  EXPECT_EQ(normalize_squad_answer("\u00abStra\u00dfe\u00bb \u00dcNICODE"), "\u00abstra\u00dfe\u00bb \u00fcnicode");
-  EXPECT_EQ(normalize_squad_answer("\u039f\u0394\u039f\u03a3 \u03a3\u0391"), "\u03bf\u03b4\u03bf\u03c2 \u03c3\u03b1");
+  EXPECT_EQ(normalize_squad_answer("\u00abStra\u00dfe\u00bb \u00dcNICODE"),
+            "\u00abstra\u00dfe\u00bb \u00fcnicode");
+  EXPECT_EQ(normalize_squad_answer("\u039f\u0394\u039f\u03a3 \u03a3\u0391"),
+            "\u03bf\u03b4\u03bf\u03c2 \u03c3\u03b1");
   EXPECT_EQ(normalize_squad_answer("\u00a0the\u3000"), "");  // Unicode spaces are spaces
 }
 

@@ -39,8 +39,8 @@ struct QaFeatureOptions {
 
 // The link of one window (feature) back to its text.
 struct QaWindow {
-  std::int64_t example = 0;        // index into SquadFile::examples
-  std::int32_t context_begin = 0;  // position of the window's first context token
+  std::int64_t example = 0;             // index into SquadFile::examples
+  std::int32_t context_begin = 0;       // position of the window's first context token
   std::vector<text::CharSpan> offsets;  // each context token's span of the context, in code points
 };
 
@@ -60,6 +60,7 @@ struct QaFeatures {
 // Throws InputError naming the file and the question id when a question leaves no room for
 // the context (room <= 0) or no more room than doc_stride (room <= doc_stride: the windows
 // would not advance), as the fast tokenizer refuses those.
-QaFeatures build_qa_features(SquadFile file, const text::BertTokenizer& tokenizer, const QaFeatureOptions& options);
+QaFeatures build_qa_features(SquadFile file, const text::BertTokenizer& tokenizer,
+                             const QaFeatureOptions& options);
 
 }  // namespace shmtrain::data

@@ -21,7 +21,8 @@ class TaskHead;
 class EncoderModel {
  public:
   // REQUIRES: params and grads hold table.count() floats laid out by `table`.
-  EncoderModel(const BertConfig& config, const ParamTable& table, std::span<float> params, std::span<float> grads);
+  EncoderModel(const BertConfig& config, const ParamTable& table, std::span<float> params,
+               std::span<float> grads);
   ~EncoderModel();
   EncoderModel(const EncoderModel&) = delete;
   EncoderModel& operator=(const EncoderModel&) = delete;

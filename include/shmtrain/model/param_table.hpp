@@ -2,11 +2,12 @@
 // The one deterministic name -> (offset, shape) table from which the parameter, gradient and
 // optimizer-state arenas are laid out (all three share it). Names are Hugging Face's
 // state_dict keys of the model's class (config.architecture()), so checkpoints map one to one:
-//   BertForSequenceClassification        bert.embeddings.*, bert.encoder.layer.N.*, bert.pooler.dense.*, classifier.*
-//   BertForQuestionAnswering             bert.embeddings.*, bert.encoder.layer.N.*, qa_outputs.* (no pooler)
-//   DistilBertForSequenceClassification  distilbert.embeddings.*, distilbert.transformer.layer.N.*,
+//   BertForSequenceClassification        bert.{embeddings, encoder.layer.N}.*, bert.pooler.dense.*,
+//                                        classifier.*
+//   BertForQuestionAnswering             bert.{embeddings, encoder.layer.N}.*, qa_outputs.* (no pooler)
+//   DistilBertForSequenceClassification  distilbert.{embeddings, transformer.layer.N}.*,
 //                                        pre_classifier.*, classifier.*
-//   DistilBertForQuestionAnswering       distilbert.embeddings.*, distilbert.transformer.layer.N.*, qa_outputs.*
+//   DistilBertForQuestionAnswering       distilbert.{embeddings, transformer.layer.N}.*, qa_outputs.*
 //
 // Order: embeddings, then each encoder layer, then the head, so the last layers' gradients
 // sit at the end of the arena (the exchange reduces buckets from the end while backward still

@@ -26,7 +26,8 @@ struct QaPostprocessOptions {
 // logits: (windows, seq, 2), each position's start and end logit, windows in
 // text.windows' order. Returns one answer per question of text.file, in its order.
 // REQUIRES: logits.size() == text.windows.size() * seq * 2 (else throws Error).
-std::vector<std::string> postprocess_qa_predictions(const data::SquadWindows& text, std::span<const float> logits,
-                                                    std::int64_t seq, const QaPostprocessOptions& options);
+std::vector<std::string> postprocess_qa_predictions(const data::SquadWindows& text,
+                                                    std::span<const float> logits, std::int64_t seq,
+                                                    const QaPostprocessOptions& options);
 
 }  // namespace shmtrain::train

@@ -28,6 +28,7 @@ struct SquadScores {
 
 // predictions[i] against golds[i] (at least one answer each). REQUIRES equal sizes (else
 // throws Error); no questions score 0.
-SquadScores squad_scores(std::span<const std::string> predictions, std::span<const std::vector<std::string>> golds);
+SquadScores squad_scores(std::span<const std::string> predictions,
+                         std::span<const std::vector<std::string>> golds);
 
 }  // namespace shmtrain::train
