@@ -53,6 +53,23 @@ LayerParams BertForSequenceClassification::layer_params(const ParamTable& table,
           at("output.LayerNorm.weight"),       at("output.LayerNorm.bias")};
 }
 
+void BertForSequenceClassification::set_bf16_weights(std::span<const bf16> weights16) {
+  uses_bf16_ = !weights16.empty();
+  if (uses_bf16_ && static_cast<std::int64_t>(weights16.size()) < table_.count()) {
+    throw Error(fmt::format("bf16 weight arena holds {} values; the model needs {}", weights16.size(), table_.count()));
+  }
+  for (std::int64_t l = 0; l < config_.num_hidden_layers; ++l) {
+    LayerWeightsBf16& w16 = layer_weights_[l].weights16;
+    if (!uses_bf16_) {
+      w16 = {};
+      continue;
+    }
+    auto at = [&](const float* p) { return weights16.data() + (p - params_.data()); };
+    const LayerParams& w = layer_weights_[l];
+    w16 = {at(w.qkv_w), at(w.attn_out_w), at(w.inter_w), at(w.out_w)};
+  }
+}
+
 LayerDropout BertForSequenceClassification::layer_dropout(std::int64_t layer) const {
   if (!context_.train) return {};
   auto key = [&](int k) { return dropout_key(context_.seed, context_.rank, context_.step, layer_site(layer, k)); };
@@ -73,8 +90,8 @@ void BertForSequenceClassification::resize(std::int64_t batch, std::int64_t seq)
   fit(mask_add_, n);
   for (auto* v : {&emb_sum_, &emb_out_}) fit(*v, n * h);
   for (auto* v : {&emb_mean_, &emb_rstd_}) fit(*v, n);
-  for (LayerCache& c : layers_) c.resize(dims());
-  scratch_.resize(dims());
+  for (LayerCache& c : layers_) c.resize(dims(), uses_bf16_);
+  scratch_.resize(dims(), uses_bf16_);
   for (auto* v : {&cls_, &pooled_pre_, &pooled_, &pooled_dropped_, &dpooled_}) fit(*v, batch * h);
   for (auto* v : {&logits_, &probs_}) fit(*v, batch * config_.num_labels());
 }

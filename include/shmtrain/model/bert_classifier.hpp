@@ -45,6 +45,12 @@ class BertForSequenceClassification {
   // with labels.
   void backward(float loss_scale = 1.0f, const GradientsFinal& gradients_final = {});
 
+  // --bf16: the encoder layers' linears and attention products run in bf16, their weights read
+  // from `weights16`, a bf16 copy of the parameter arena (same layout) that the caller keeps
+  // current. The embeddings, pooler and classifier stay in float. An empty span: float32.
+  void set_bf16_weights(std::span<const bf16> weights16);
+  bool uses_bf16() const { return uses_bf16_; }
+
   // (B, num_labels) of the last forward.
   std::span<const float> logits() const { return logits_; }
   const BertConfig& config() const { return config_; }
@@ -62,6 +68,7 @@ class BertForSequenceClassification {
   // Each layer's views into the two arenas, resolved from the table once.
   std::vector<LayerParams> layer_weights_;
   std::vector<LayerParams> layer_grads_;
+  bool uses_bf16_ = false;
 
   // The last forward's inputs and activations.
   const Batch* batch_ = nullptr;
