@@ -98,7 +98,7 @@ bool bf16_gemm_available() {
 }
 
 std::string gemm_backends_line(bool bf16) {
-  std::string line = fmt::format("gemm: fp32 linear layers on OpenBLAS, attention products on oneDNN {}",
+  std::string line = fmt::format("gemm: fp32 on OpenBLAS for products with a side over 512, on oneDNN {} below (attention, small layers)",
                                  onednn::kernel_name(DataType::kF32));
   if (bf16) line += fmt::format("; bf16 on oneDNN {}", onednn::kernel_name(DataType::kBf16));
   return line;
