@@ -80,7 +80,8 @@ TrainBenchResult run_train_bench(comm::Communicator& communicator, const BertCon
                            train::EngineOptions{.adamw = {},
                                                 .shard_optimizer = options.shard_optimizer,
                                                 .overlap_exchange = options.overlap_exchange,
-                                                .bf16 = options.bf16});
+                                                .bf16 = options.bf16,
+                                                .bf16_grads = options.bf16_grads});
   init_all_parameters(table, engine.params(), config, kSeed);
   engine.sync_parameters();
 

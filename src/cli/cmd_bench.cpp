@@ -117,6 +117,8 @@ Command add_bench_command(CLI::App& app) {
       ->capture_default_str();
   train->add_flag("--bf16", train_flags->options.bf16,
                   "bf16 mixed precision, as `train --bf16` (needs AVX512-BF16 or AMX)");
+  train->add_flag("--ddp_bf16_grads", train_flags->options.bf16_grads,
+                  "Exchange bf16 gradients, as `train --ddp_bf16_grads`");
   train->add_option("--configs", train_flags->configs,
                     "Configurations to measure, comma-separated: 1xall, Pxpart, 1xpart, 1x1 (default: all)")
       ->delimiter(',');

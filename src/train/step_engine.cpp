@@ -44,8 +44,16 @@ StepEngine::StepEngine(const BertConfig& config, const ParamTable& table, comm::
     model_->set_bf16_weights(params16_);
     refresh_bf16_weights();
   }
+  if (options_.bf16_grads && options_.shard_optimizer) {
+    throw InputError("--ddp_bf16_grads works with the replicated exchange, not with --shard_optimizer");
+  }
+  if (options_.bf16_grads && comm.size() > 1) {
+    // padded_ is a multiple of 64: padded_ / 2 floats hold padded_ bf16 values.
+    const std::span<float> storage = comm.allocate(padded_ / 2);
+    grads_wire_ = std::span(reinterpret_cast<bf16*>(storage.data()), padded_);
+  }
   if (!options_.shard_optimizer && options_.overlap_exchange && comm.size() > 1) {
-    overlapped_.emplace(comm, grads_, comm::ReduceOp::avg, options_.bucket_floats);
+    overlapped_.emplace(comm, grads_, comm::ReduceOp::avg, options_.bucket_floats, grads_wire_);
   }
 }
 
@@ -95,6 +103,11 @@ double StepEngine::update_replicated(float lr, double max_grad_norm, StepTimes& 
   const auto t0 = Clock::now();
   if (overlapped_) {
     overlapped_->finish();
+  } else if (comm_.size() > 1 && !grads_wire_.empty()) {
+    const auto n = static_cast<std::int64_t>(padded_);
+    convert_to_bf16(grads_wire_.data(), grads_.data(), n);
+    comm_.allreduce_bf16(grads_wire_, comm::ReduceOp::avg);
+    convert_to_float(grads_.data(), grads_wire_.data(), n);
   } else if (comm_.size() > 1) {
     comm_.allreduce(grads_, comm::ReduceOp::avg);
   }

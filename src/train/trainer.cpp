@@ -336,7 +336,8 @@ TrainSummary Run::execute() {
                                                       .eps = static_cast<float>(options_.adam_epsilon),
                                                       .weight_decay = static_cast<float>(options_.weight_decay)},
                                 .shard_optimizer = options_.shard_optimizer,
-                                .bf16 = bf16_});
+                                .bf16 = bf16_,
+                                .bf16_grads = options_.ddp_bf16_grads});
   const std::span<float> params = engine_->params();
   const char* origin = "random weights";
   if (!inputs_.weights.empty()) {

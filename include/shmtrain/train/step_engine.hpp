@@ -40,6 +40,9 @@ struct EngineOptions {
   // --bf16: the model's GEMMs read a bf16 copy of the parameters, refreshed after every
   // update (the float parameters stay the master copy AdamW updates).
   bool bf16 = false;
+  // --ddp_bf16_grads (replicated only): the gradients cross between workers as bf16, summed in
+  // float and rounded once; the optimizer still gets float gradients.
+  bool bf16_grads = false;
 };
 
 // Seconds per phase; exchange is what the step waited for the exchange (not hidden behind
@@ -98,6 +101,7 @@ class StepEngine {
   std::vector<float> params_;  // padded_ floats
   std::vector<bf16> params16_;  // bf16: count_ values, the GEMMs' copy of params_
   std::span<float> grads_;     // padded_ floats, from comm.allocate()
+  std::span<bf16> grads_wire_;  // bf16_grads: padded_ values, from comm.allocate()
   std::vector<float> grad_slice_;  // sharded: this worker's averaged slice
   HeapArenaAllocator state_allocator_;
   std::optional<AdamW> optimizer_;
