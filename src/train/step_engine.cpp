@@ -113,8 +113,7 @@ double StepEngine::update_replicated(float lr, double max_grad_norm, StepTimes& 
   }
   const auto t1 = Clock::now();
   const double norm = clip_grad_norm(grads_, max_grad_norm);
-  optimizer_->step(params(), grads_.first(count_), lr);
-  refresh_bf16_weights();
+  optimizer_->step(params(), grads_.first(count_), lr, params16_);
   times.exchange += seconds_between(t0, t1);
   times.optimizer += seconds_between(t1, Clock::now());
   return norm;
