@@ -14,9 +14,8 @@ using onednn::DataType;
 
 // Below this many multiply-adds one call on one thread is cheaper than splitting.
 constexpr std::int64_t kSerialFlops = 1 << 18;
-// oneDNN's brgemm kernels keep their rate down to blocks of 64 rows (measured with
-// `shmtrain bench gemm`); smaller blocks lose a fifth of it.
-constexpr std::int64_t kMinBlock = 64;
+// As for gemm(): blocks of 256 rows keep the kernels' rate, 64-row ones lose a tenth of it (bench/bench_gemm).
+constexpr std::int64_t kMinBlock = 256;
 
 void require_bf16() {
   if (!bf16_gemm_available()) {
