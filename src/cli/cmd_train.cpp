@@ -39,7 +39,8 @@ train::TrainOptions resolve_options(const TrainCommand& command) {
     if (flag->count() == 0) continue;
     const std::vector<std::string>& results = flag->results();
     const std::string text = results.empty() ? std::string() : results.back();
-    if (text.empty() && spec.type != OptionType::kBool) fail_input("--{} needs a value", spec.name);
+    const bool bare_allowed = spec.type == OptionType::kBool || spec.type == OptionType::kSwitch;
+    if (text.empty() && !bare_allowed) fail_input("--{} needs a value", spec.name);
     spec.set(options, parse_option_text(spec, text), "--" + spec.name);
   }
   resolve_task_defaults(options);
@@ -102,7 +103,7 @@ Command add_train_command(CLI::App& app) {
     CLI::Option* flag = sub->add_option("--" + spec.name, spec.help)
                             ->group(spec.group)
                             ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-    if (spec.type == OptionType::kBool) {
+    if (spec.type == OptionType::kBool || spec.type == OptionType::kSwitch) {
       flag->expected(0, 1);
     }
     command->flags[spec.name] = flag;

@@ -17,6 +17,7 @@ using train::TrainOptions;
 std::string_view type_name(OptionType type) {
   switch (type) {
     case OptionType::kBool: return "a boolean";
+    case OptionType::kSwitch: return "true, false or auto";
     case OptionType::kInt: return "an integer";
     case OptionType::kFloat: return "a number";
     case OptionType::kString: return "a string";
@@ -67,6 +68,21 @@ struct Field<bool> {
     fail_input("{}: {} must be true or false", where, name);
   }
   static std::string show(bool value) { return value ? "true" : "false"; }
+};
+
+template <>
+struct Field<train::Bf16Mode> {
+  static constexpr OptionType kType = OptionType::kSwitch;
+  static train::Bf16Mode from(const OptionValue& value, std::string_view where, std::string_view name) {
+    if (const bool* b = std::get_if<bool>(&value)) return *b ? train::Bf16Mode::kOn : train::Bf16Mode::kOff;
+    if (const std::string* s = std::get_if<std::string>(&value); s != nullptr && *s == "auto") {
+      return train::Bf16Mode::kAuto;
+    }
+    fail_input("{}: {} must be true, false or \"auto\"", where, name);
+  }
+  static std::string show(train::Bf16Mode value) {
+    return value == train::Bf16Mode::kAuto ? "\"auto\"" : value == train::Bf16Mode::kOn ? "true" : "false";
+  }
 };
 
 template <>
@@ -260,6 +276,12 @@ std::vector<OptionSpec> make_table() {
       option("shard_optimizer", &TrainOptions::shard_optimizer, compute,
              "reduce-scatter the gradients; each worker updates and keeps AdamW state for its 1/P of the "
              "parameters, then the parameters are all-gathered"),
+      option("bf16", &TrainOptions::bf16, compute,
+             "bf16 mixed precision (torch.autocast): the encoder's GEMMs in bf16, accumulation, normalisations, "
+             "loss, master weights and AdamW in fp32. true needs AVX512-BF16 or AMX; auto: bf16 where the CPU "
+             "has it, else fp32"),
+      option("ddp_bf16_grads", &TrainOptions::ddp_bf16_grads, compute,
+             "the workers exchange bf16 gradients (half the bytes), summed in fp32 and rounded once"),
   };
 }
 
@@ -295,6 +317,9 @@ OptionValue parse_option_text(const OptionSpec& spec, std::string_view text) {
   const std::string flag = "--" + spec.name;
   const std::string value(text);
   switch (spec.type) {
+    case OptionType::kSwitch:
+      if (value == "auto") return value;
+      [[fallthrough]];
     case OptionType::kBool: {
       std::string lower;
       for (const char c : value) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);

@@ -91,6 +91,22 @@ LayerParams Backbone::layer_params(std::span<float> arena, std::int64_t layer) c
           at(n.inter_w), at(n.inter_b), at(n.out_w),      at(n.out_b),      at(n.ln2_w), at(n.ln2_b)};
 }
 
+void Backbone::set_bf16_weights(std::span<const bf16> weights16) {
+  uses_bf16_ = !weights16.empty();
+  if (uses_bf16_ && static_cast<std::int64_t>(weights16.size()) < table_.count()) {
+    throw Error(
+        fmt::format("bf16 weight arena holds {} values; the model needs {}", weights16.size(), table_.count()));
+  }
+  for (LayerParams& w : layer_weights_) {
+    if (!uses_bf16_) {
+      w.weights16 = {};
+      continue;
+    }
+    auto at = [&](const float* p) { return weights16.data() + (p - params_.data()); };
+    w.weights16 = {at(w.qkv_w), at(w.attn_out_w), at(w.inter_w), at(w.out_w)};
+  }
+}
+
 LayerDropout Backbone::layer_dropout(std::int64_t layer) const {
   if (!context_.train) return {};
   auto key = [&](int k) {
@@ -130,8 +146,8 @@ void Backbone::resize(std::int64_t batch, std::int64_t seq) {
   fit(mask_add_, n);
   for (auto* v : {&emb_sum_, &emb_out_, &dhidden_a_, &dhidden_b_}) fit(*v, n * h);
   for (auto* v : {&emb_mean_, &emb_rstd_}) fit(*v, n);
-  for (LayerCache& c : layers_) c.resize(dims());
-  scratch_.resize(dims());
+  for (LayerCache& c : layers_) c.resize(dims(), uses_bf16_);
+  scratch_.resize(dims(), uses_bf16_);
 }
 
 const float* Backbone::forward(const Batch& batch, const StepContext& context) {

@@ -13,6 +13,7 @@
 #include "shmtrain/model/encoder_layer.hpp"
 #include "shmtrain/model/param_table.hpp"
 #include "shmtrain/model/step_context.hpp"
+#include "shmtrain/tensor/bf16.hpp"
 
 namespace shmtrain {
 
@@ -30,6 +31,12 @@ class Backbone {
   // Returns the last layer's hidden states (B*T, H), valid until the next forward.
   // REQUIRES: batch.validate(config) passed.
   const float* forward(const Batch& batch, const StepContext& context);
+
+  // --bf16: the encoder layers' linears and attention products read their weights from
+  // `weights16`, a bf16 copy of the parameter arena (same layout); the embeddings stay in
+  // float. An empty span: float32. Throws Error when the copy is shorter than the arena.
+  void set_bf16_weights(std::span<const bf16> weights16);
+  bool uses_bf16() const { return uses_bf16_; }
 
   // Where the head writes d(loss)/d(hidden states) (B*T, H) before backward().
   float* output_grad() { return dhidden_a_.data(); }
@@ -55,6 +62,7 @@ class Backbone {
   std::vector<LayerParams> layer_weights_;
   std::vector<LayerParams> layer_grads_;
   std::vector<std::int64_t> layer_begin_;
+  bool uses_bf16_ = false;
 
   // The last forward's inputs and activations.
   const Batch* batch_ = nullptr;

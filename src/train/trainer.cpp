@@ -25,6 +25,8 @@
 #include "shmtrain/train/progress.hpp"
 #include "shmtrain/train/qa_evaluate.hpp"
 #include "shmtrain/train/step_engine.hpp"
+#include "shmtrain/tensor/cpu_features.hpp"
+#include "shmtrain/tensor/gemm_bf16.hpp"
 #include "shmtrain/train/trainer_state.hpp"
 
 namespace shmtrain::train {
@@ -109,7 +111,7 @@ std::string format_record(const nlohmann::ordered_json& record, std::int64_t tot
 }
 
 void print_plan(const TrainOptions& options, const RunInputs& inputs, const StepPlan& plan, const ParamTable& table,
-                int workers, int threads, const char* weights_origin, std::FILE* out) {
+                int workers, int threads, bool bf16, const char* weights_origin, std::FILE* out) {
   const BertConfig& c = inputs.config;
   fmt::print(out, "model: {}, {} layers, hidden {}, {} heads, {} parameters, {}\n", c.architecture(),
              c.num_hidden_layers, c.hidden_size, c.num_attention_heads, format_count(count_parameters(table)),
@@ -127,13 +129,15 @@ void print_plan(const TrainOptions& options, const RunInputs& inputs, const Step
              describe_labels(data));
   if (options.do_train) {
     fmt::print(out,
-               "training: {} worker(s) x {} threads{} | batch {} x {} worker(s) x {} accumulation = {} | {} "
+               "training: {} worker(s) x {} threads{}{} | batch {} x {} worker(s) x {} accumulation = {} | {} "
                "steps/epoch, {} steps, warmup {} | lr {:g} {}\n",
-               workers, threads, options.shard_optimizer && workers > 1 ? ", sharded optimizer" : "",
+               workers, threads, bf16 ? ", bf16" : ", fp32",
+               options.shard_optimizer && workers > 1 ? ", sharded optimizer" : "",
                options.per_device_train_batch_size, workers, options.gradient_accumulation_steps, plan.global_batch,
                plan.steps_per_epoch, plan.total_steps, plan.warmup_steps, options.learning_rate,
                options.lr_scheduler_type);
   }
+  fmt::print(out, "{}\n", gemm_backends_line(bf16));
   std::fflush(out);
 }
 
@@ -152,6 +156,7 @@ class Run {
         inputs_(prepared.inputs),
         resume_(prepared.resume),
         notes_(prepared.notes),
+        bf16_(prepared.bf16),
         comm_(comm),
         out_(out),
         leader_(comm.rank() == 0) {}
@@ -182,6 +187,7 @@ class Run {
   const RunInputs& inputs_;
   const fs::path& resume_;
   const std::vector<std::string>& notes_;
+  bool bf16_;
   comm::Communicator& comm_;
   std::FILE* out_;
   bool leader_;
@@ -370,7 +376,9 @@ TrainSummary Run::execute() {
                                                       .beta2 = static_cast<float>(options_.adam_beta2),
                                                       .eps = static_cast<float>(options_.adam_epsilon),
                                                       .weight_decay = static_cast<float>(options_.weight_decay)},
-                                .shard_optimizer = options_.shard_optimizer});
+                                .shard_optimizer = options_.shard_optimizer,
+                                .bf16 = bf16_,
+                                .bf16_grads = options_.ddp_bf16_grads});
   const std::span<float> params = engine_->params();
   const char* origin = "random weights";
   if (!inputs_.weights.empty()) {
@@ -381,7 +389,7 @@ TrainSummary Run::execute() {
   } else {
     init_all_parameters(*table_, params, inputs_.config, static_cast<std::uint64_t>(options_.seed));
   }
-  if (leader_) print_plan(options_, inputs_, plan, *table_, comm_.size(), compute_threads(), origin, out_);
+  if (leader_) print_plan(options_, inputs_, plan, *table_, comm_.size(), compute_threads(), bf16_, origin, out_);
 
   TrainSummary summary;
   std::optional<nlohmann::ordered_json> last_eval;
@@ -473,8 +481,23 @@ TrainSummary Run::execute() {
 
 }  // namespace
 
+bool resolve_bf16(Bf16Mode mode, std::vector<std::string>& notes) {
+  if (mode == Bf16Mode::kOff) return false;
+  if (bf16_gemm_available()) return true;
+  if (mode == Bf16Mode::kOn) {
+    fail_input("--bf16: this CPU has neither AVX512-BF16 nor AMX (it has: {}); pass --bf16 auto to train in fp32 "
+               "where bf16 is not available, or leave --bf16 out",
+               cpu_features().summary());
+  }
+  notes.push_back(fmt::format("--bf16 auto: this CPU has neither AVX512-BF16 nor AMX ({}); training in fp32",
+                              cpu_features().summary()));
+  return false;
+}
+
 PreparedRun prepare_run(const TrainOptions& options) {
-  PreparedRun prepared{.inputs = load_run_inputs(options), .resume = {}, .notes = {}};
+  std::vector<std::string> notes;
+  const bool bf16 = resolve_bf16(options.bf16, notes);
+  PreparedRun prepared{.inputs = load_run_inputs(options), .resume = {}, .notes = std::move(notes), .bf16 = bf16};
   const RunInputs& inputs = prepared.inputs;
   if (options.do_train && (!inputs.data.train || inputs.data.train->examples.empty())) {
     fail_input("the training data is empty");
@@ -490,7 +513,7 @@ void print_dry_run(const TrainOptions& options, const std::string& options_toml,
                    int workers, int threads, std::FILE* out) {
   const RunInputs& inputs = prepared.inputs;
   const ParamTable table = ParamTable::for_model(inputs.config);
-  print_plan(options, inputs, plan_for(options, inputs, workers), table, workers, threads,
+  print_plan(options, inputs, plan_for(options, inputs, workers), table, workers, threads, prepared.bf16,
              inputs.weights.empty() ? "random weights" : "weights from the model folder", out);
   fmt::print(out, "\nresolved configuration:\n{}", options_toml);
 }

@@ -20,7 +20,8 @@ namespace shmtrain::cli {
 // option's type.
 using OptionValue = std::variant<bool, std::int64_t, double, std::string>;
 
-enum class OptionType { kBool, kInt, kFloat, kString, kPath };
+// kSwitch: a boolean that also takes "auto" (--bf16); a bare --flag means true.
+enum class OptionType { kBool, kSwitch, kInt, kFloat, kString, kPath };
 
 struct OptionSpec {
   std::string name;

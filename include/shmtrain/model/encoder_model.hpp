@@ -12,6 +12,7 @@
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/model/param_table.hpp"
 #include "shmtrain/model/step_context.hpp"
+#include "shmtrain/tensor/bf16.hpp"
 
 namespace shmtrain {
 
@@ -36,6 +37,12 @@ class EncoderModel {
   // of each part are done: the head, the layers from the last, the embeddings (offset 0).
   // REQUIRES: the last forward was a training one with labels (answer positions).
   void backward(float loss_scale = 1.0f, const GradientsFinal& gradients_final = {});
+
+  // --bf16: the encoder layers' linears and attention products run in bf16, their weights read
+  // from `weights16`, a bf16 copy of the parameter arena (same layout) that the caller keeps
+  // current. The embeddings and the head stay in float. An empty span: float32.
+  void set_bf16_weights(std::span<const bf16> weights16);
+  bool uses_bf16() const;
 
   // The last forward's logits: (B, num_labels) for classification; (B, T, 2) for question
   // answering, each token's start and end logit.

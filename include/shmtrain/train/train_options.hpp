@@ -13,6 +13,10 @@
 
 namespace shmtrain::train {
 
+// --bf16: false, true (refused on a CPU without AVX512-BF16 or AMX), or auto (bf16 where the
+// CPU has it, fp32 otherwise).
+enum class Bf16Mode { kOff, kOn, kAuto };
+
 struct TrainOptions {
   // Model and tokenizer: a Hugging Face folder, or a config.json to start from random weights.
   std::filesystem::path model_name_or_path;
@@ -72,6 +76,8 @@ struct TrainOptions {
   // Compute.
   std::optional<std::int64_t> threads;  // compute threads per worker; default: its cores
   bool shard_optimizer = false;  // each worker keeps AdamW's state for 1/P of the parameters
+  Bf16Mode bf16 = Bf16Mode::kOff;  // mixed precision (torch.autocast semantics)
+  bool ddp_bf16_grads = false;     // the exchange carries bf16 gradients, summed in fp32
 
   // --task_name squad: extractive question answering (run_qa.py) instead of classification.
   bool question_answering() const {
