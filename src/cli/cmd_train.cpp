@@ -43,6 +43,7 @@ train::TrainOptions resolve_options(const TrainCommand& command) {
     if (text.empty() && !bare_allowed) fail_input("--{} needs a value", spec.name);
     spec.set(options, parse_option_text(spec, text), "--" + spec.name);
   }
+  resolve_task_defaults(options);
   validate_train_options(options);
   return options;
 }
@@ -76,7 +77,7 @@ int run_train(const TrainCommand& command) {
   }
   stop_compute_threads();
   launch::LaunchOptions launch_options;
-  const ParamTable table = ParamTable::for_sequence_classification(prepared.inputs.config);
+  const ParamTable table = ParamTable::for_model(prepared.inputs.config);
   launch_options.arena_bytes = static_cast<std::size_t>(table.padded_count(workers)) * sizeof(float) + 4096;
   launch_options.other_ranks_stdout = false;
   launch::launch_workers(placement.topology, plan, launch_options, [&](launch::WorkerContext& context) {
@@ -92,7 +93,9 @@ int run_train(const TrainCommand& command) {
 Command add_train_command(CLI::App& app) {
   auto command = std::make_shared<TrainCommand>();
   CLI::App* sub = app.add_subcommand(
-      "train", "Fine-tune a BERT model for sequence classification (GLUE or your own data) and evaluate it");
+      "train",
+      "Fine-tune a BERT or DistilBERT model for sequence classification (GLUE or your own data) or question "
+      "answering (SQuAD) and evaluate it");
   sub->add_option("--config", command->config,
                   "TOML file of options (keys as the flags below); flags given here override it");
   for (const OptionSpec& spec : train_option_table()) {

@@ -37,7 +37,7 @@ void forward_tail(LayerCache& c, const float* x, const LayerParams& w, const Lay
                   Inter* inter_act) {
   const std::int64_t n = d.tokens();
   const std::int64_t h = d.hidden;
-  dropout_add(c.res1.data(), x, n * h, drop.hidden_p, drop.attention_output);
+  dropout_add(c.res1.data(), x, n * h, drop.attention_output_p, drop.attention_output);
   layernorm_forward(c.ln1_out.data(), c.ln1_mean.data(), c.ln1_rstd.data(), c.res1.data(), w.ln1_w, w.ln1_b, n, h,
                     d.layer_norm_eps);
   if constexpr (std::is_same_v<Inter, bf16>) {
@@ -130,7 +130,7 @@ void backward_bf16(float* dx, float* dy, const LayerCache& c, const LayerParams&
   layernorm_backward(d_res1, g.ln1_w, g.ln1_b, d_ln1_out, c.res1.data(), w.ln1_w, c.ln1_mean.data(),
                      c.ln1_rstd.data(), n, h);
   float* d_attn_dense = s.t2.data();
-  dropout_backward(d_attn_dense, d_res1, n * h, drop.hidden_p, drop.attention_output);
+  dropout_backward(d_attn_dense, d_res1, n * h, drop.attention_output_p, drop.attention_output);
   convert_to_bf16(s.h16.data(), d_attn_dense, n * h);
   bf16* d_ctx = s.inter16.data();  // free again: (n, h) of its (n, intermediate)
   linear_backward(d_ctx, g.attn_out_w, g.attn_out_b, s.h16.data(), c.ctx16.data(), w16.attn_out_w, n, h, h);
@@ -165,7 +165,7 @@ void encoder_layer_backward(float* dx, float* dy, const LayerCache& c, const flo
                      c.ln1_rstd.data(), n, h);
   // res1 = dropout(attn_out_dense) + x: d_res1 flows to both.
   float* d_attn_dense = s.t2.data();
-  dropout_backward(d_attn_dense, d_res1, n * h, drop.hidden_p, drop.attention_output);
+  dropout_backward(d_attn_dense, d_res1, n * h, drop.attention_output_p, drop.attention_output);
   float* d_ctx = s.t3.data();
   linear_backward(d_ctx, g.attn_out_w, g.attn_out_b, d_attn_dense, c.ctx.data(), w.attn_out_w, n, h, h);
   attention_backward(s.qkv.data(), d_ctx, c.qkv.data(), c.probs.data(), attention_shape(d),

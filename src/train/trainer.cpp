@@ -23,6 +23,7 @@
 #include "shmtrain/train/evaluate.hpp"
 #include "shmtrain/train/output_dir.hpp"
 #include "shmtrain/train/progress.hpp"
+#include "shmtrain/train/qa_evaluate.hpp"
 #include "shmtrain/train/step_engine.hpp"
 #include "shmtrain/tensor/cpu_features.hpp"
 #include "shmtrain/tensor/gemm_bf16.hpp"
@@ -78,7 +79,9 @@ std::string format_count(std::int64_t n) {
   return std::to_string(n);
 }
 
-std::string describe_labels(const data::LabelSet& labels) {
+std::string describe_labels(const data::TaskData& data) {
+  const data::LabelSet& labels = data.labels;
+  if (data.question_answering()) return "question answering (answer spans)";
   if (labels.regression) return "regression";
   std::string text;
   for (const std::string& name : labels.names) text += (text.empty() ? "" : ", ") + name;
@@ -110,13 +113,20 @@ std::string format_record(const nlohmann::ordered_json& record, std::int64_t tot
 void print_plan(const TrainOptions& options, const RunInputs& inputs, const StepPlan& plan, const ParamTable& table,
                 int workers, int threads, bool bf16, const char* weights_origin, std::FILE* out) {
   const BertConfig& c = inputs.config;
-  fmt::print(out, "model: {} layers, hidden {}, {} heads, {} parameters, {}\n", c.num_hidden_layers, c.hidden_size,
-             c.num_attention_heads, format_count(count_parameters(table)), weights_origin);
+  fmt::print(out, "model: {}, {} layers, hidden {}, {} heads, {} parameters, {}\n", c.architecture(),
+             c.num_hidden_layers, c.hidden_size, c.num_attention_heads, format_count(count_parameters(table)),
+             weights_origin);
   const data::TaskData& data = inputs.data;
+  // Question answering trains and evaluates context windows, several per long context.
+  const std::string rows = data.question_answering() ? "windows" : "examples";
+  std::string eval;
+  if (data.validation) {
+    eval = fmt::format(" | eval {} {}", data.validation->examples.size(), rows);
+    if (data.squad_validation) eval += fmt::format(" of {} questions", data.squad_validation->file.examples.size());
+  }
   fmt::print(out, "data: {}{}{} | {}\n", data.task_name.empty() ? "custom files" : data.task_name,
-             data.train ? fmt::format(" | train {} examples", data.train->examples.size()) : "",
-             data.validation ? fmt::format(" | eval {} examples", data.validation->examples.size()) : "",
-             describe_labels(data.labels));
+             data.train ? fmt::format(" | train {} {}", data.train->examples.size(), rows) : "", eval,
+             describe_labels(data));
   if (options.do_train) {
     fmt::print(out,
                "training: {} worker(s) x {} threads{}{} | batch {} x {} worker(s) x {} accumulation = {} | {} "
@@ -167,6 +177,7 @@ class Run {
   StepResult train_step(const StepPlan& plan, float lr);
   void log_step(const StepPlan& plan, double loss, double grad_norm, double lr);
   nlohmann::ordered_json run_evaluation(std::int64_t step, double epoch);
+  nlohmann::ordered_json run_qa_evaluation(std::int64_t step, double epoch);
   void save();
   void write_final_files(const StepPlan& plan, const TrainSummary& summary,
                          const std::optional<nlohmann::ordered_json>& eval);
@@ -218,9 +229,8 @@ StepResult Run::train_step(const StepPlan& plan, float lr) {
   std::vector<StepContext> contexts;
   for (std::int64_t i = 0; i < micro_batches; ++i) {
     const std::vector<std::int64_t> rows = micro_batch_rows(state_.epoch_index, state_.batches_done + i);
-    batches.push_back(data::collate(train, rows, static_cast<std::size_t>(options_.max_seq_length),
-                                    options_.pad_to_max_length, inputs_.tokenizer.pad_id(),
-                                    inputs_.data.labels.regression));
+    batches.push_back(data::collate(train, rows, static_cast<std::size_t>(options_.seq_length()),
+                                    options_.pad_to_max_length, inputs_.tokenizer.pad_id(), inputs_.data.target()));
     batches.back().validate(inputs_.config, train.source);
     // Dropout masks are a function of the micro-step, so a resumed run draws the same ones.
     contexts.push_back(StepContext{
@@ -264,11 +274,12 @@ void Run::log_step(const StepPlan& plan, double loss, double grad_norm, double l
 }
 
 nlohmann::ordered_json Run::run_evaluation(std::int64_t step, double epoch) {
+  if (inputs_.data.question_answering()) return run_qa_evaluation(step, epoch);
   const data::Dataset& dataset = *inputs_.data.validation;
   const EvalSettings settings{.task_name = inputs_.data.task_name,
                               .labels = &inputs_.data.labels,
                               .batch_size = options_.per_device_eval_batch_size,
-                              .max_seq_length = options_.max_seq_length,
+                              .max_seq_length = options_.seq_length(),
                               .pad_to_max_length = options_.pad_to_max_length,
                               .pad_id = inputs_.tokenizer.pad_id()};
   const EvalResult result = evaluate(engine_->model(), dataset, settings, comm_);
@@ -277,6 +288,36 @@ nlohmann::ordered_json Run::run_evaluation(std::int64_t step, double epoch) {
   record["epoch"] = epoch;
   record["eval_loss"] = result.loss;
   for (const auto& [name, value] : result.metrics) record["eval_" + name] = value;
+  record["eval_runtime"] = result.seconds;
+  record["eval_samples"] = result.samples;
+  record["eval_samples_per_second"] = result.seconds > 0 ? static_cast<double>(result.samples) / result.seconds : 0.0;
+  return record;
+}
+
+// run_qa.py's evaluation: answers post-processed from the windows' logits, written to
+// predictions.json (question id -> answer text) at every evaluation, and SQuAD's exact match
+// and F1 (percent). No eval_loss: run_qa's evaluation features carry no answer positions.
+nlohmann::ordered_json Run::run_qa_evaluation(std::int64_t step, double epoch) {
+  const QaEvalSettings settings{.batch_size = options_.per_device_eval_batch_size,
+                                .max_seq_length = options_.seq_length(),
+                                .pad_to_max_length = options_.pad_to_max_length,
+                                .pad_id = inputs_.tokenizer.pad_id(),
+                                .postprocess = {.n_best_size = options_.n_best_size,
+                                                .max_answer_length = options_.max_answer_length}};
+  const data::SquadWindows& text = *inputs_.data.squad_validation;
+  const QaEvalResult result = evaluate_qa(engine_->model(), *inputs_.data.validation, text, settings, comm_);
+  if (leader_) {
+    nlohmann::ordered_json predictions = nlohmann::ordered_json::object();
+    for (std::size_t i = 0; i < result.predictions.size(); ++i) {
+      predictions[text.file.examples[i].id] = result.predictions[i];
+    }
+    io::write_file_atomically(options_.output_dir / "predictions.json", predictions.dump(4, ' ', true) + "\n");
+  }
+  nlohmann::ordered_json record;
+  record["step"] = step;
+  record["epoch"] = epoch;
+  record["eval_exact_match"] = result.scores.exact_match;
+  record["eval_f1"] = result.scores.f1;
   record["eval_runtime"] = result.seconds;
   record["eval_samples"] = result.samples;
   record["eval_samples_per_second"] = result.seconds > 0 ? static_cast<double>(result.samples) / result.seconds : 0.0;
@@ -326,7 +367,7 @@ void Run::write_final_files(const StepPlan& plan, const TrainSummary& summary,
 }
 
 TrainSummary Run::execute() {
-  table_.emplace(ParamTable::for_sequence_classification(inputs_.config));
+  table_.emplace(ParamTable::for_model(inputs_.config));
   const StepPlan plan = plan_for(options_, inputs_, comm_.size());
   for (const std::string& note : notes_) say(note);
 
@@ -471,7 +512,7 @@ PreparedRun prepare_run(const TrainOptions& options) {
 void print_dry_run(const TrainOptions& options, const std::string& options_toml, const PreparedRun& prepared,
                    int workers, int threads, std::FILE* out) {
   const RunInputs& inputs = prepared.inputs;
-  const ParamTable table = ParamTable::for_sequence_classification(inputs.config);
+  const ParamTable table = ParamTable::for_model(inputs.config);
   print_plan(options, inputs, plan_for(options, inputs, workers), table, workers, threads, prepared.bf16,
              inputs.weights.empty() ? "random weights" : "weights from the model folder", out);
   fmt::print(out, "\nresolved configuration:\n{}", options_toml);

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "shmtrain/bench/bert_workload.hpp"
-#include "shmtrain/model/bert_classifier.hpp"
+#include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/model/init.hpp"
 #include "shmtrain/tensor/gemm_bf16.hpp"
 
@@ -22,7 +22,7 @@ StepOutput one_step(const BertConfig& config, const ParamTable& table, std::vect
                     const Batch& batch, const StepContext& context) {
   std::vector<float> grads(static_cast<std::size_t>(table.count()), 0.0f);
   std::vector<bf16> params16(params.size());
-  BertForSequenceClassification model(config, table, params, grads);
+  EncoderModel model(config, table, params, grads);
   if (use_bf16) {
     convert_to_bf16(params16.data(), params.data(), static_cast<std::int64_t>(params.size()));
     model.set_bf16_weights(params16);

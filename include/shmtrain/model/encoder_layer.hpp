@@ -1,8 +1,9 @@
 #pragma once
-// One BERT encoder layer (Hugging Face BertLayer, post-LayerNorm):
+// One BERT encoder layer (Hugging Face BertLayer, post-LayerNorm; DistilBERT's TransformerBlock
+// is the same computation under other names, without the first dropout):
 //   qkv  = x W_qkv^T + b_qkv                      (B*T, 3H)  fused query/key/value
 //   ctx  = attention(qkv, mask)                   (B*T, H)
-//   a    = LN1(dropout(ctx W_ao^T + b_ao) + x)    (B*T, H)
+//   a    = LN1(dropout(ctx W_ao^T + b_ao) + x)    (B*T, H)  dropout at attention_output_p
 //   g    = gelu(a W_i^T + b_i)                    (B*T, I)
 //   y    = LN2(dropout(g W_o^T + b_o) + a)        (B*T, H)
 // The backward is the forward's calls in reverse; gradients accumulate into the grad arena.
@@ -40,8 +41,11 @@ struct LayerParams {
 };
 
 struct LayerDropout {
-  float hidden_p = 0.0f;
-  float attention_p = 0.0f;
+  float hidden_p = 0.0f;            // after the output dense
+  float attention_p = 0.0f;         // on the attention probabilities
+  // After the attention's output dense: BERT's hidden_dropout_prob; 0 for DistilBERT, whose
+  // MultiHeadSelfAttention.out_lin has no dropout.
+  float attention_output_p = 0.0f;
   DropoutKey attention, attention_output, output;
 };
 

@@ -22,7 +22,7 @@
 #include "shmtrain/comm/communicator.hpp"
 #include "shmtrain/comm/overlapped_allreduce.hpp"
 #include "shmtrain/model/batch.hpp"
-#include "shmtrain/model/bert_classifier.hpp"
+#include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/model/param_table.hpp"
 #include "shmtrain/optim/adamw.hpp"
@@ -75,7 +75,7 @@ class StepEngine {
   // with bf16, refreshes their bf16 copy).
   void sync_parameters();
 
-  BertForSequenceClassification& model() { return *model_; }
+  EncoderModel& model() { return *model_; }
 
   // Collective. REQUIRES: at least one micro-batch, each validated against the config, and one
   // context per micro-batch. Backward scales each micro-batch's loss by 1 / their number.
@@ -105,7 +105,7 @@ class StepEngine {
   std::vector<float> grad_slice_;  // sharded: this worker's averaged slice
   HeapArenaAllocator state_allocator_;
   std::optional<AdamW> optimizer_;
-  std::optional<BertForSequenceClassification> model_;
+  std::optional<EncoderModel> model_;
   std::optional<comm::OverlappedAllreduce> overlapped_;  // engaged when the exchange overlaps backward
   std::vector<float> loss_buffer_;
 };
