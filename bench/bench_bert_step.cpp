@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "shmtrain/bench/bert_workload.hpp"
-#include "shmtrain/model/bert_classifier.hpp"
+#include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/model/init.hpp"
 #include "shmtrain/optim/adamw.hpp"
 #include "shmtrain/optim/clip.hpp"
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
   auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
   shmtrain::init_all_parameters(table, params, config, 1);
-  shmtrain::BertForSequenceClassification model(config, table, params, grads);
+  shmtrain::EncoderModel model(config, table, params, grads);
   shmtrain::AdamW adamw(table, {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
 
   const shmtrain::Batch b = shmtrain::bench::synthetic_batch(config, batch, seq, 7);

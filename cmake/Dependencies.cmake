@@ -3,6 +3,15 @@ find_package(PkgConfig REQUIRED)
 find_package(Threads REQUIRED)
 find_package(Boost 1.74 REQUIRED)                       # Boost.Interprocess is header-only
 find_package(TBB REQUIRED)                              # oneTBB
+# oneDNN (libdnnl-dev): bf16 and small fp32 matmul. Found by hand: Debian's dnnl-config.cmake
+# also asks for the OpenCL development files of its GPU runtime, which shmtrain does not use.
+find_path(DNNL_INCLUDE_DIR dnnl.hpp REQUIRED)
+find_library(DNNL_LIBRARY dnnl REQUIRED)
+add_library(shmtrain_dnnl INTERFACE IMPORTED)
+target_include_directories(shmtrain_dnnl INTERFACE ${DNNL_INCLUDE_DIR})
+target_link_libraries(shmtrain_dnnl INTERFACE ${DNNL_LIBRARY})
+# Debian's oneDNN runs on OpenMP; shmtrain sets its per-thread count to 1 (tensor/onednn_matmul).
+find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(fmt REQUIRED)
 find_package(CLI11 REQUIRED)

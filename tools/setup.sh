@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  libboost-dev libhwloc-dev libtbb-dev libopenblas-dev
+  libboost-dev libhwloc-dev libtbb-dev libopenblas-dev libdnnl-dev
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libutf8proc-dev libfmt-dev
   libgtest-dev libgmock-dev
   libopenmpi-dev openmpi-bin

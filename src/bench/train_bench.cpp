@@ -79,7 +79,9 @@ TrainBenchResult run_train_bench(comm::Communicator& communicator, const BertCon
   train::StepEngine engine(config, table, communicator,
                            train::EngineOptions{.adamw = {},
                                                 .shard_optimizer = options.shard_optimizer,
-                                                .overlap_exchange = options.overlap_exchange});
+                                                .overlap_exchange = options.overlap_exchange,
+                                                .bf16 = options.bf16,
+                                                .bf16_grads = options.bf16_grads});
   init_all_parameters(table, engine.params(), config, kSeed);
   engine.sync_parameters();
 

@@ -25,10 +25,11 @@ void print_header(const BertConfig& config, const std::string& preset, const Tra
   fmt::print(
       out,
       "\npreset {} (L{} H{} A{} I{}, {:.1f}M parameters): global batch {} x seq {}, {} timed step(s) after "
-      "{} warm-up, {} optimizer, {}\n",
+      "{} warm-up, {}{}, {} optimizer, {}\n",
       preset, config.num_hidden_layers, config.hidden_size, config.num_attention_heads,
       config.intermediate_size, static_cast<double>(table.count()) * 1e-6, options.global_batch, options.seq,
-      options.steps, options.warmup, options.shard_optimizer ? "sharded" : "replicated",
+      options.steps, options.warmup, options.bf16 ? "bf16" : "fp32",
+      options.bf16_grads ? " (bf16 gradients exchanged)" : "", options.shard_optimizer ? "sharded" : "replicated",
       options.shard_optimizer || !options.overlap_exchange ? "exchange after backward"
                                                              : "exchange overlapped with backward");
   fmt::print(out, "{:<26} {:>7} {:>7} {:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8}\n",
@@ -56,6 +57,8 @@ void print_row(const TrainBenchConfiguration& c, const BertConfig& config, const
                                         {"warmup", options.warmup},
                                         {"shard_optimizer", options.shard_optimizer},
                                         {"overlap_exchange", options.overlap_exchange},
+                                        {"bf16", options.bf16},
+                                        {"ddp_bf16_grads", options.bf16_grads},
                                         {"samples_per_s", r.samples_per_s},
                                         {"step_s", r.step_s},
                                         {"forward_s", r.forward_s},

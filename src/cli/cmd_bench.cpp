@@ -20,6 +20,8 @@
 #include "shmtrain/launch/launcher.hpp"
 #include "shmtrain/launch/mpi_job.hpp"
 #include "shmtrain/tensor/blas_runtime.hpp"
+#include "shmtrain/tensor/cpu_features.hpp"
+#include "shmtrain/tensor/gemm_bf16.hpp"
 #include "shmtrain/tensor/threads.hpp"
 
 namespace shmtrain::cli {
@@ -100,6 +102,9 @@ struct BenchTrainFlags {
 int run_bench_train(const BenchTrainFlags& flags) {
   if (flags.options.steps < 1) fail_input("--steps must be >= 1, not {}", flags.options.steps);
   if (flags.options.warmup < 0) fail_input("--warmup must be >= 0, not {}", flags.options.warmup);
+  if (flags.options.bf16 && !bf16_gemm_available()) {
+    fail_input("--bf16 needs a CPU with AVX512-BF16 or AMX; this one has: {}", cpu_features().summary());
+  }
   const std::vector<std::string> presets =
       flags.preset == "both" ? std::vector<std::string>{"base", "small"} : std::vector<std::string>{flags.preset};
   const ResolvedPlacement resolved = resolve_placement(flags.placement);
@@ -108,7 +113,8 @@ int run_bench_train(const BenchTrainFlags& flags) {
   const bench::TrainBenchPlan bench_plan =
       bench::plan_train_bench(resolved.topology, placement, resolved.plan, flags.options.global_batch, flags.configs);
   if (!flags.json) {
-    fmt::print("{}\n{}", blas_startup_line(), topo::format_plan(resolved.plan));
+    fmt::print("{}\n{}\n{}", blas_startup_line(), gemm_backends_line(flags.options.bf16),
+               topo::format_plan(resolved.plan));
     for (const std::string& note : bench_plan.notes) fmt::print("note: {}\n", note);
     std::fflush(stdout);
   }
@@ -155,6 +161,10 @@ Command add_bench_command(CLI::App& app) {
   train->add_option("--overlap_exchange", train_flags->options.overlap_exchange,
                     "Average the gradients in buckets while backward runs (true) or in one all-reduce after it")
       ->capture_default_str();
+  train->add_flag("--bf16", train_flags->options.bf16,
+                  "bf16 mixed precision, as `train --bf16` (needs AVX512-BF16 or AMX)");
+  train->add_flag("--ddp_bf16_grads", train_flags->options.bf16_grads,
+                  "Exchange bf16 gradients, as `train --ddp_bf16_grads`");
   train->add_option("--configs", train_flags->configs,
                     "Configurations to measure, comma-separated: 1xall, Pxpart, 1xpart, 1x1 (default: all)")
       ->delimiter(',');

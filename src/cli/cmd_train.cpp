@@ -47,9 +47,11 @@ train::TrainOptions resolve_options(const TrainCommand& command) {
     if (flag->count() == 0) continue;
     const std::vector<std::string>& results = flag->results();
     const std::string text = results.empty() ? std::string() : results.back();
-    if (text.empty() && spec.type != OptionType::kBool) fail_input("--{} needs a value", spec.name);
+    const bool bare_allowed = spec.type == OptionType::kBool || spec.type == OptionType::kSwitch;
+    if (text.empty() && !bare_allowed) fail_input("--{} needs a value", spec.name);
     spec.set(options, parse_option_text(spec, text), "--" + spec.name);
   }
+  resolve_task_defaults(options);
   validate_train_options(options);
   return options;
 }
@@ -59,7 +61,7 @@ int worker_threads(const train::TrainOptions& options, const topo::PlacementEntr
 }
 
 std::size_t arena_bytes_for(const train::RunInputs& inputs, int workers) {
-  const ParamTable table = ParamTable::for_sequence_classification(inputs.config);
+  const ParamTable table = ParamTable::for_model(inputs.config);
   return static_cast<std::size_t>(table.padded_count(workers)) * sizeof(float) + 4096;
 }
 
@@ -152,7 +154,9 @@ int run_train(const TrainCommand& command) {
 Command add_train_command(CLI::App& app) {
   auto command = std::make_shared<TrainCommand>();
   CLI::App* sub = app.add_subcommand(
-      "train", "Fine-tune a BERT model for sequence classification (GLUE or your own data) and evaluate it");
+      "train",
+      "Fine-tune a BERT or DistilBERT model for sequence classification (GLUE or your own data) or question "
+      "answering (SQuAD) and evaluate it");
   sub->add_option("--config", command->config,
                   "TOML file of options (keys as the flags below); flags given here override it");
   for (const OptionSpec& spec : train_option_table()) {
@@ -160,7 +164,7 @@ Command add_train_command(CLI::App& app) {
     CLI::Option* flag = sub->add_option("--" + spec.name, spec.help)
                             ->group(spec.group)
                             ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-    if (spec.type == OptionType::kBool) {
+    if (spec.type == OptionType::kBool || spec.type == OptionType::kSwitch) {
       flag->expected(0, 1);
     }
     command->flags[spec.name] = flag;

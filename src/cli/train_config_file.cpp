@@ -54,6 +54,10 @@ void apply_config_file(const std::filesystem::path& path, train::TrainOptions& o
   }
 }
 
+void resolve_task_defaults(train::TrainOptions& options) {
+  if (!options.max_seq_length) options.max_seq_length = options.seq_length();
+}
+
 void validate_train_options(const train::TrainOptions& options) {
   if (options.output_dir.empty()) fail_input("output_dir is not set: pass --output_dir DIR or set it in the config");
   if (options.model_name_or_path.empty() && options.config_name.empty()) {
@@ -76,6 +80,11 @@ void validate_train_options(const train::TrainOptions& options) {
   parse_lr_schedule(options.lr_scheduler_type);
   if (options.max_steps <= 0 && options.num_train_epochs <= 0) {
     fail_input("num_train_epochs must be > 0 when max_steps is not set");
+  }
+  if (options.question_answering() && options.doc_stride >= options.seq_length()) {
+    fail_input("doc_stride {} must be smaller than max_seq_length {}: consecutive windows of a context overlap "
+               "by doc_stride tokens",
+               options.doc_stride, options.seq_length());
   }
   if (options.max_steps == 0 || options.max_steps < -1) {
     fail_input("max_steps must be a positive number of steps, or -1 to use num_train_epochs; got {}",

@@ -17,6 +17,7 @@ using train::TrainOptions;
 std::string_view type_name(OptionType type) {
   switch (type) {
     case OptionType::kBool: return "a boolean";
+    case OptionType::kSwitch: return "true, false or auto";
     case OptionType::kInt: return "an integer";
     case OptionType::kFloat: return "a number";
     case OptionType::kString: return "a string";
@@ -67,6 +68,21 @@ struct Field<bool> {
     fail_input("{}: {} must be true or false", where, name);
   }
   static std::string show(bool value) { return value ? "true" : "false"; }
+};
+
+template <>
+struct Field<train::Bf16Mode> {
+  static constexpr OptionType kType = OptionType::kSwitch;
+  static train::Bf16Mode from(const OptionValue& value, std::string_view where, std::string_view name) {
+    if (const bool* b = std::get_if<bool>(&value)) return *b ? train::Bf16Mode::kOn : train::Bf16Mode::kOff;
+    if (const std::string* s = std::get_if<std::string>(&value); s != nullptr && *s == "auto") {
+      return train::Bf16Mode::kAuto;
+    }
+    fail_input("{}: {} must be true, false or \"auto\"", where, name);
+  }
+  static std::string show(train::Bf16Mode value) {
+    return value == train::Bf16Mode::kAuto ? "\"auto\"" : value == train::Bf16Mode::kOn ? "true" : "false";
+  }
 };
 
 template <>
@@ -183,18 +199,30 @@ std::vector<OptionSpec> make_table() {
              "override config.json's attention_probs_dropout_prob", probability),
 
       option("task_name", &TrainOptions::task_name, data,
-             "GLUE task read from --data_dir: mrpc, sst2, qqp, qnli, rte, cola, stsb, mnli"),
-      option("data_dir", &TrainOptions::data_dir, data, "folder with the GLUE task's train.tsv and dev.tsv"),
+             "GLUE task read from --data_dir: mrpc, sst2, qqp, qnli, rte, cola, stsb, mnli; or squad (question "
+             "answering, SQuAD v1.1 JSON files)"),
+      option("data_dir", &TrainOptions::data_dir, data,
+             "folder with the GLUE task's train.tsv and dev.tsv (squad: train-v1.1.json and dev-v1.1.json)"),
       option("train_file", &TrainOptions::train_file, data,
-             "custom training data: .csv, .tsv, .json/.jsonl (text) or pre-tokenized .jsonl (input_ids)"),
-      option("validation_file", &TrainOptions::validation_file, data, "custom evaluation data, same forms"),
+             "custom training data: .csv, .tsv, .json/.jsonl (text) or pre-tokenized .jsonl (input_ids); with "
+             "--task_name squad a SQuAD JSON file"),
+      option("validation_file", &TrainOptions::validation_file, data, "evaluation data, same forms"),
       option("max_seq_length", &TrainOptions::max_seq_length, data,
-             "longest sequence after tokenization; longer pairs are truncated longest-first", at_least(3)),
+             "longest sequence after tokenization; longer pairs are truncated longest-first, squad contexts cut "
+             "into windows (default 128; 384 for squad)",
+             at_least(3)),
       option("pad_to_max_length", &TrainOptions::pad_to_max_length, data,
              "pad every batch to max_seq_length (run_glue's default); false pads to the batch's longest"),
       option("max_train_samples", &TrainOptions::max_train_samples, data, "use the first N training examples",
              at_least_one),
       option("max_eval_samples", &TrainOptions::max_eval_samples, data, "use the first N evaluation examples",
+             at_least_one),
+      option("doc_stride", &TrainOptions::doc_stride, data,
+             "squad: tokens shared by consecutive windows of a context longer than max_seq_length allows",
+             non_negative),
+      option("n_best_size", &TrainOptions::n_best_size, data,
+             "squad: start and end candidates per window when picking the answer", at_least_one),
+      option("max_answer_length", &TrainOptions::max_answer_length, data, "squad: longest answer, in tokens",
              at_least_one),
 
       option("output_dir", &TrainOptions::output_dir, run,
@@ -248,6 +276,12 @@ std::vector<OptionSpec> make_table() {
       option("shard_optimizer", &TrainOptions::shard_optimizer, compute,
              "reduce-scatter the gradients; each worker updates and keeps AdamW state for its 1/P of the "
              "parameters, then the parameters are all-gathered"),
+      option("bf16", &TrainOptions::bf16, compute,
+             "bf16 mixed precision (torch.autocast): the encoder's GEMMs in bf16, accumulation, normalisations, "
+             "loss, master weights and AdamW in fp32. true needs AVX512-BF16 or AMX; auto: bf16 where the CPU "
+             "has it, else fp32"),
+      option("ddp_bf16_grads", &TrainOptions::ddp_bf16_grads, compute,
+             "the workers exchange bf16 gradients (half the bytes), summed in fp32 and rounded once"),
   };
 }
 
@@ -283,6 +317,9 @@ OptionValue parse_option_text(const OptionSpec& spec, std::string_view text) {
   const std::string flag = "--" + spec.name;
   const std::string value(text);
   switch (spec.type) {
+    case OptionType::kSwitch:
+      if (value == "auto") return value;
+      [[fallthrough]];
     case OptionType::kBool: {
       std::string lower;
       for (const char c : value) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);

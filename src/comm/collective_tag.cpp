@@ -23,6 +23,7 @@ std::string describe_tag(std::uint64_t tag) {
     case Collective::broadcast: return fmt::format("broadcast(count {}, root {})", count, root);
     case Collective::allgather: return fmt::format("allgather(count {})", count);
     case Collective::reduce_scatter: return fmt::format("reduce_scatter(count {}, {})", count, to_string(op));
+    case Collective::allreduce_bf16: return fmt::format("allreduce_bf16(count {}, {})", count, to_string(op));
   }
   return fmt::format("unknown collective (tag {:#x})", tag);
 }

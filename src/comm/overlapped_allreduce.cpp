@@ -1,12 +1,17 @@
 #include "shmtrain/comm/overlapped_allreduce.hpp"
 
+#include <fmt/format.h>
 #include <tbb/task_arena.h>
 
 namespace shmtrain::comm {
 
 OverlappedAllreduce::OverlappedAllreduce(Communicator& comm, std::span<float> buffer, ReduceOp op,
-                                         std::size_t min_bucket)
-    : comm_(comm), buffer_(buffer), op_(op), min_bucket_(min_bucket), handed_from_(buffer.size()) {
+                                         std::size_t min_bucket, std::span<bf16> wire)
+    : comm_(comm), buffer_(buffer), wire_(wire), op_(op), min_bucket_(min_bucket), handed_from_(buffer.size()) {
+  if (!wire.empty() && wire.size() != buffer.size()) {
+    throw Error(fmt::format("OverlappedAllreduce: a bf16 wire of {} values for a buffer of {}", wire.size(),
+                            buffer.size()));
+  }
   thread_ = std::thread([this] { run(); });
 }
 
@@ -47,6 +52,19 @@ void OverlappedAllreduce::finish() {
   }
 }
 
+void OverlappedAllreduce::reduce_bucket(std::size_t begin, std::size_t end) {
+  const std::span<float> values = buffer_.subspan(begin, end - begin);
+  if (wire_.empty()) {
+    comm_.allreduce(values, op_);
+    return;
+  }
+  const std::span<bf16> wire = wire_.subspan(begin, end - begin);
+  const auto n = static_cast<std::int64_t>(values.size());
+  convert_to_bf16(wire.data(), values.data(), n);
+  comm_.allreduce_bf16(wire, op_);
+  convert_to_float(values.data(), wire.data(), n);
+}
+
 void OverlappedAllreduce::run() {
   tbb::task_arena arena(1);
   std::unique_lock lock(mutex_);
@@ -59,7 +77,7 @@ void OverlappedAllreduce::run() {
     if (!error_) {
       lock.unlock();
       try {
-        arena.execute([&] { comm_.allreduce(buffer_.subspan(begin, end - begin), op_); });
+        arena.execute([&] { reduce_bucket(begin, end); });
       } catch (...) {
         lock.lock();
         error_ = std::current_exception();

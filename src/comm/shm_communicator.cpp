@@ -19,6 +19,10 @@ void ShmCommunicator::allreduce(std::span<float> data, ReduceOp op) {
   }
 }
 
+void ShmCommunicator::allreduce_bf16(std::span<bf16> data, ReduceOp op) {
+  if (!allreduce_bf16_reduce_scatter(transport_, data, op)) Communicator::allreduce_bf16(data, op);
+}
+
 void ShmCommunicator::broadcast(std::span<float> data, int root) {
   if (root < 0 || root >= size()) throw Error(fmt::format("broadcast: root {} is not a rank of a group of {}", root, size()));
   broadcast_staged(transport_, data, root);

@@ -7,7 +7,7 @@
 namespace shmtrain::data {
 
 Batch collate(const Dataset& dataset, std::span<const std::int64_t> indices, std::size_t max_seq_length,
-              bool pad_to_max_length, std::int32_t pad_id, bool regression) {
+              bool pad_to_max_length, std::int32_t pad_id, Target target) {
   const auto n_rows = static_cast<std::int64_t>(dataset.examples.size());
   std::size_t longest = 0;
   for (const std::int64_t index : indices) {
@@ -34,11 +34,7 @@ Batch collate(const Dataset& dataset, std::span<const std::int64_t> indices, std
   batch.input_ids.assign(cells, pad_id);
   batch.token_type_ids.assign(cells, 0);
   batch.attention_mask.assign(cells, 0);
-  if (regression) {
-    batch.targets.reserve(indices.size());
-  } else {
-    batch.labels.reserve(indices.size());
-  }
+
   for (std::size_t b = 0; b < indices.size(); ++b) {
     const Example& example = dataset.examples[static_cast<std::size_t>(indices[b])];
     std::copy(example.input_ids.begin(), example.input_ids.end(), batch.input_ids.begin() + b * seq);
@@ -46,10 +42,17 @@ Batch collate(const Dataset& dataset, std::span<const std::int64_t> indices, std
               batch.token_type_ids.begin() + b * seq);
     std::copy(example.attention_mask.begin(), example.attention_mask.end(),
               batch.attention_mask.begin() + b * seq);
-    if (regression) {
-      batch.targets.push_back(example.target);
-    } else {
-      batch.labels.push_back(example.label);
+    switch (target) {
+      case Target::kClass:
+        batch.labels.push_back(example.label);
+        break;
+      case Target::kRegression:
+        batch.targets.push_back(example.target);
+        break;
+      case Target::kSpan:
+        batch.start_positions.push_back(example.start_position);
+        batch.end_positions.push_back(example.end_position);
+        break;
     }
   }
   return batch;

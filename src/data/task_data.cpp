@@ -59,7 +59,7 @@ TaskData load_glue_data(const DataOptions& options, const text::BertTokenizer& t
   const std::string name = lower(options.task_name);
   const GlueTask* task = find_glue_task(name);
   if (task == nullptr) {
-    fail_input("unknown --task_name '{}': one of {} (or pass --train_file for your own data)",
+    fail_input("unknown --task_name '{}': one of {}, or squad (or pass --train_file for your own data)",
                options.task_name, join_names(glue_task_names()));
   }
   std::error_code ec;
@@ -87,6 +87,44 @@ TaskData load_glue_data(const DataOptions& options, const text::BertTokenizer& t
   return data;
 }
 
+// --task_name squad: SQuAD v1.1 files named by --train_file / --validation_file, or the
+// official names in --data_dir.
+TaskData load_squad_data(const DataOptions& options, const text::BertTokenizer& tokenizer, bool need_train,
+                         bool need_eval) {
+  std::filesystem::path train = options.train_file;
+  std::filesystem::path validation = options.validation_file;
+  if (!options.data_dir.empty()) {
+    if (!train.empty() || !validation.empty()) {
+      fail_input("--task_name squad takes --data_dir (with train-v1.1.json, dev-v1.1.json) or --train_file and "
+                 "--validation_file, not both");
+    }
+    train = options.data_dir / "train-v1.1.json";
+    validation = options.data_dir / "dev-v1.1.json";
+  }
+  if (need_train && train.empty()) {
+    fail_input("--task_name squad needs --train_file (a SQuAD v1.1 JSON file such as train-v1.1.json) or "
+               "--data_dir; shmtrain downloads nothing");
+  }
+  if (need_eval && validation.empty()) {
+    fail_input("--task_name squad evaluation needs --validation_file (a SQuAD v1.1 JSON file such as "
+               "dev-v1.1.json), or run without evaluation");
+  }
+  if (options.max_train_samples && *options.max_train_samples == 0) fail_input("--max_train_samples 0 keeps no rows");
+  if (options.max_eval_samples && *options.max_eval_samples == 0) fail_input("--max_eval_samples 0 keeps no rows");
+  QaFeatureOptions features{.max_seq_length = options.max_seq_length, .doc_stride = options.doc_stride,
+                            .max_samples = options.max_train_samples};
+  TaskData data;
+  data.task_name = "squad";
+  if (need_train) data.train = build_qa_features(read_squad_file(train, false), tokenizer, features).dataset;
+  if (need_eval) {
+    features.max_samples = options.max_eval_samples;
+    QaFeatures built = build_qa_features(read_squad_file(validation, true), tokenizer, features);
+    data.validation = std::move(built.dataset);
+    data.squad_validation = std::move(built.text);
+  }
+  return data;
+}
+
 }  // namespace
 
 const std::vector<std::string>& glue_task_names() {
@@ -100,6 +138,12 @@ const std::vector<std::string>& glue_task_names() {
 
 TaskData load_task_data(const DataOptions& options, const text::BertTokenizer& tokenizer, bool need_train,
                         bool need_eval) {
+  const std::string task = lower(options.task_name);
+  if (task == "squad") return load_squad_data(options, tokenizer, need_train, need_eval);
+  if (task == "squad_v2") {
+    fail_input("--task_name squad_v2: SQuAD v2's unanswerable questions are not supported; --task_name squad "
+               "trains and scores SQuAD v1.1");
+  }
   check_options(options, need_eval);
   if (!options.task_name.empty()) return load_glue_data(options, tokenizer, need_train, need_eval);
   return load_custom_data(options, tokenizer, need_train, need_eval);

@@ -190,23 +190,7 @@ const Json* non_null(const ConfigObject& config, const char* key) {
   return value == nullptr || value->is_null() ? nullptr : value;
 }
 
-}  // namespace
-
-BertConfig parse_hf_config(std::string_view json_text, const std::string& source) {
-  Json root;
-  try {
-    root = Json::parse(json_text.begin(), json_text.end());
-  } catch (const Json::parse_error& e) {
-    fail_input("{}: not valid JSON: {}", source, json_error_text(e.what()));
-  }
-  if (!root.is_object()) fail_input("{}: must hold a JSON object, got {}", source, describe(root));
-  const ConfigObject config(root, source);
-
-  BertConfig out;
-  config.read("model_type", out.model_type);
-  if (out.model_type != "bert") {
-    config.fail("model_type", "is '{}'; shmtrain reads BERT configs (\"bert\")", out.model_type);
-  }
+void read_bert_fields(const ConfigObject& config, BertConfig& out) {
   read_architectures(config, out);
   config.read("vocab_size", out.vocab_size);
   config.read("hidden_size", out.hidden_size);
@@ -222,16 +206,6 @@ BertConfig parse_hf_config(std::string_view json_text, const std::string& source
   config.read("layer_norm_eps", out.layer_norm_eps);
   config.read("pad_token_id", out.pad_token_id);
   config.read("position_embedding_type", out.position_embedding_type);
-  if (non_null(config, "problem_type") != nullptr) {
-    config.read("problem_type", out.problem_type);
-    if (out.problem_type != "regression" && out.problem_type != "single_label_classification" &&
-        out.problem_type != "multi_label_classification") {
-      config.fail("problem_type",
-                  "'{}' is not one of regression, single_label_classification, "
-                  "multi_label_classification",
-                  out.problem_type);
-    }
-  }
   if (non_null(config, "classifier_dropout") != nullptr) {
     double classifier_dropout = 0;
     config.read("classifier_dropout", classifier_dropout);
@@ -241,6 +215,70 @@ BertConfig parse_hf_config(std::string_view json_text, const std::string& source
           "{} differs from hidden_dropout_prob {}; shmtrain's classifier uses hidden_dropout_prob, so set "
           "classifier_dropout to null or to the same value",
           classifier_dropout, out.hidden_dropout_prob);
+    }
+  }
+}
+
+// DistilBertConfig's keys and defaults (distilbert-base: 6 layers). LayerNorm eps is fixed at
+// 1e-12 in DistilBERT's modules; it has no token types.
+void read_distilbert_fields(const ConfigObject& config, BertConfig& out) {
+  out.architectures = {"DistilBertForSequenceClassification"};
+  out.num_hidden_layers = 6;
+  out.type_vocab_size = 0;
+  out.layer_norm_eps = 1e-12;
+  read_architectures(config, out);
+  config.read("vocab_size", out.vocab_size);
+  config.read("dim", out.hidden_size);
+  config.read("n_layers", out.num_hidden_layers);
+  config.read("n_heads", out.num_attention_heads);
+  config.read("hidden_dim", out.intermediate_size);
+  config.read("activation", out.hidden_act);
+  config.read("dropout", out.hidden_dropout_prob);
+  config.read("attention_dropout", out.attention_probs_dropout_prob);
+  config.read("max_position_embeddings", out.max_position_embeddings);
+  config.read("initializer_range", out.initializer_range);
+  config.read("pad_token_id", out.pad_token_id);
+  config.read("seq_classif_dropout", out.seq_classif_dropout);
+  config.read("qa_dropout", out.qa_dropout);
+  if (const Json* sinusoidal = config.find("sinusoidal_pos_embds")) {
+    if (!sinusoidal->is_boolean()) config.fail("sinusoidal_pos_embds", "must be true or false, got {}", describe(*sinusoidal));
+    if (sinusoidal->get<bool>()) {
+      config.fail("sinusoidal_pos_embds",
+                  "is true: shmtrain implements learned position embeddings only (false, as distilbert-base-*)");
+    }
+  }
+}
+
+}  // namespace
+
+BertConfig parse_hf_config(std::string_view json_text, const std::string& source) {
+  Json root;
+  try {
+    root = Json::parse(json_text.begin(), json_text.end());
+  } catch (const Json::parse_error& e) {
+    fail_input("{}: not valid JSON: {}", source, json_error_text(e.what()));
+  }
+  if (!root.is_object()) fail_input("{}: must hold a JSON object, got {}", source, describe(root));
+  const ConfigObject config(root, source);
+
+  BertConfig out;
+  config.read("model_type", out.model_type);
+  if (out.model_type == "distilbert") {
+    read_distilbert_fields(config, out);
+  } else if (out.model_type == "bert") {
+    read_bert_fields(config, out);
+  } else {
+    config.fail("model_type", "is '{}'; shmtrain reads BERT (\"bert\") and DistilBERT (\"distilbert\") configs",
+                out.model_type);
+  }
+  if (non_null(config, "problem_type") != nullptr) {
+    config.read("problem_type", out.problem_type);
+    if (out.problem_type != "regression" && out.problem_type != "single_label_classification" &&
+        out.problem_type != "multi_label_classification") {
+      config.fail("problem_type",
+                  "'{}' is not one of regression, single_label_classification, "
+                  "multi_label_classification",
+                  out.problem_type);
     }
   }
   read_labels(config, out);

@@ -17,23 +17,37 @@ std::string hf_config_to_json(const BertConfig& config, std::string_view transfo
   std::map<std::string, Json> fields;
   fields["architectures"] = config.architectures;
   fields["model_type"] = config.model_type;
-  fields["attention_probs_dropout_prob"] = config.attention_probs_dropout_prob;
-  fields["classifier_dropout"] = nullptr;  // shmtrain's head uses hidden_dropout_prob
-  fields["hidden_act"] = config.hidden_act;
-  fields["hidden_dropout_prob"] = config.hidden_dropout_prob;
-  fields["hidden_size"] = config.hidden_size;
   fields["initializer_range"] = config.initializer_range;
-  fields["intermediate_size"] = config.intermediate_size;
-  fields["layer_norm_eps"] = config.layer_norm_eps;
   fields["max_position_embeddings"] = config.max_position_embeddings;
-  fields["num_attention_heads"] = config.num_attention_heads;
-  fields["num_hidden_layers"] = config.num_hidden_layers;
   fields["pad_token_id"] = config.pad_token_id;
-  fields["position_embedding_type"] = config.position_embedding_type;
   fields["torch_dtype"] = "float32";  // shmtrain's checkpoints are F32
-  fields["type_vocab_size"] = config.type_vocab_size;
-  fields["use_cache"] = true;  // BertConfig's default; decoder-only, irrelevant to training
   fields["vocab_size"] = config.vocab_size;
+  if (config.is_distilbert()) {
+    // DistilBertConfig's names; LayerNorm eps (1e-12) and the absent token types are implied.
+    fields["activation"] = config.hidden_act;
+    fields["attention_dropout"] = config.attention_probs_dropout_prob;
+    fields["dim"] = config.hidden_size;
+    fields["dropout"] = config.hidden_dropout_prob;
+    fields["hidden_dim"] = config.intermediate_size;
+    fields["n_heads"] = config.num_attention_heads;
+    fields["n_layers"] = config.num_hidden_layers;
+    fields["qa_dropout"] = config.qa_dropout;
+    fields["seq_classif_dropout"] = config.seq_classif_dropout;
+    fields["sinusoidal_pos_embds"] = false;
+  } else {
+    fields["attention_probs_dropout_prob"] = config.attention_probs_dropout_prob;
+    fields["classifier_dropout"] = nullptr;  // shmtrain's head uses hidden_dropout_prob
+    fields["hidden_act"] = config.hidden_act;
+    fields["hidden_dropout_prob"] = config.hidden_dropout_prob;
+    fields["hidden_size"] = config.hidden_size;
+    fields["intermediate_size"] = config.intermediate_size;
+    fields["layer_norm_eps"] = config.layer_norm_eps;
+    fields["num_attention_heads"] = config.num_attention_heads;
+    fields["num_hidden_layers"] = config.num_hidden_layers;
+    fields["position_embedding_type"] = config.position_embedding_type;
+    fields["type_vocab_size"] = config.type_vocab_size;
+    fields["use_cache"] = true;  // BertConfig's default; decoder-only, irrelevant to training
+  }
   if (!config.problem_type.empty()) fields["problem_type"] = config.problem_type;
   if (!transformers_version.empty()) fields["transformers_version"] = std::string(transformers_version);
 

@@ -14,7 +14,9 @@ namespace {
 // The names a checkpoint may use for the table's `name`, in order of preference.
 std::vector<std::string> candidate_names(const std::string& name) {
   std::vector<std::string> names = {name};
-  if (name.starts_with("bert.")) names.push_back(name.substr(5));
+  for (const std::string_view prefix : {"bert.", "distilbert."}) {
+    if (name.starts_with(prefix)) names.push_back(name.substr(prefix.size()));
+  }
   const std::size_t n = names.size();
   for (std::size_t i = 0; i < n; ++i) {
     const std::string s = names[i];  // a copy: push_back below may reallocate
@@ -25,7 +27,11 @@ std::vector<std::string> candidate_names(const std::string& name) {
   return names;
 }
 
-bool is_head(const std::string& name) { return name.starts_with("classifier."); }
+// The task heads' tensors, which a base or pre-training checkpoint lacks. BERT's pooler is
+// part of BertModel (its checkpoints have it); DistilBERT's pre_classifier is the head's.
+bool is_head(const std::string& name) {
+  return name.starts_with("classifier.") || name.starts_with("pre_classifier.") || name.starts_with("qa_outputs.");
+}
 
 }  // namespace
 
@@ -42,8 +48,8 @@ WeightsLoadReport load_model_weights(const std::filesystem::path& path, const Pa
     }
     if (info == nullptr) {
       if (!is_head(entry.name)) {
-        fail_input("{}: tensor '{}' is missing; is this a BERT checkpoint of the same architecture as config.json?",
-                   path.string(), entry.name);
+        fail_input("{}: tensor '{}' is missing; is this a {} checkpoint of the same architecture as config.json?",
+                   path.string(), entry.name, config.is_distilbert() ? "DistilBERT" : "BERT");
       }
       init_parameter(entry, params, config, init_seed);
       report.initialized.push_back(entry.name);

@@ -18,9 +18,23 @@ void Batch::validate(const BertConfig& c, const std::string& source) const {
       fail_input("{}: row {}: token id {} is outside the vocabulary (vocab_size {})", source, i / seq, input_ids[i],
                  c.vocab_size);
     }
-    if (token_type_ids[i] < 0 || token_type_ids[i] >= c.type_vocab_size) {
+    if (c.has_token_types() && (token_type_ids[i] < 0 || token_type_ids[i] >= c.type_vocab_size)) {
       fail_input("{}: row {}: token type {} is outside [0, {})", source, i / seq, token_type_ids[i], c.type_vocab_size);
     }
+  }
+  if (c.head == ModelHead::kQuestionAnswering) {
+    if (start_positions.size() != end_positions.size() ||
+        (!start_positions.empty() && start_positions.size() != static_cast<std::size_t>(batch))) {
+      fail_input("{}: {} start and {} end positions for {} rows", source, start_positions.size(),
+                 end_positions.size(), batch);
+    }
+    for (std::size_t b = 0; b < start_positions.size(); ++b) {
+      if (start_positions[b] < 0 || start_positions[b] >= seq || end_positions[b] < 0 || end_positions[b] >= seq) {
+        fail_input("{}: row {}: answer positions {}..{} are outside the sequence [0, {})", source, b,
+                   start_positions[b], end_positions[b], seq);
+      }
+    }
+    return;
   }
   if (c.is_regression()) {
     if (!targets.empty() && targets.size() != static_cast<std::size_t>(batch)) {

@@ -11,7 +11,7 @@ void init_parameter(const ParamEntry& entry, std::span<float> params, const Bert
                     std::uint64_t seed) {
   float* p = params.data() + entry.offset;
   const std::string_view name = entry.name;
-  if (name.find("LayerNorm") != std::string_view::npos) {
+  if (is_layer_norm_parameter(name)) {
     std::fill_n(p, entry.size, name.ends_with("weight") ? 1.0f : 0.0f);
     return;
   }
@@ -22,7 +22,7 @@ void init_parameter(const ParamEntry& entry, std::span<float> params, const Bert
   std::mt19937_64 rng(seed ^ std::hash<std::string_view>{}(name));
   std::normal_distribution<float> normal(0.0f, static_cast<float>(config.initializer_range));
   for (std::int64_t i = 0; i < entry.size; ++i) p[i] = normal(rng);
-  if (name == "bert.embeddings.word_embeddings.weight") {
+  if (name == config.base_prefix() + "embeddings.word_embeddings.weight") {
     std::fill_n(p + config.pad_token_id * config.hidden_size, config.hidden_size, 0.0f);
   }
 }

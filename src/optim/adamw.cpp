@@ -24,7 +24,7 @@ AdamW::AdamW(const ParamTable& table, AdamWOptions options, ArenaAllocator& allo
   if (begin < 0 || end < begin) throw Error(fmt::format("AdamW: bad arena range [{}, {})", begin, end));
 }
 
-void AdamW::step(std::span<float> params, std::span<const float> grads, float lr) {
+void AdamW::step(std::span<float> params, std::span<const float> grads, float lr, std::span<bf16> params16) {
   ++step_;
   const float b1 = options_.beta1;
   const float b2 = options_.beta2;
@@ -43,6 +43,7 @@ void AdamW::step(std::span<float> params, std::span<const float> grads, float lr
     const float* g = grads.data() + at;
     float* m = m_.data() + at;
     float* v = v_.data() + at;
+    bf16* p16 = params16.empty() ? nullptr : params16.data() + at;
     parallel_blocks(hi - lo, 16384, [&](std::int64_t i0, std::int64_t i1) {
       for (std::int64_t i = i0; i < i1; ++i) {
         p[i] *= decay;
@@ -51,6 +52,7 @@ void AdamW::step(std::span<float> params, std::span<const float> grads, float lr
         const float denom = std::sqrt(v[i]) / bias_correction2_sqrt + options_.eps;
         p[i] -= step_size * (m[i] / denom);
       }
+      if (p16 != nullptr) convert_to_bf16_serial(p16 + i0, p + i0, i1 - i0);
     });
   }
 }

@@ -6,6 +6,7 @@
 #include <tbb/enumerable_thread_specific.h>
 
 #include "shmtrain/tensor/gemm.hpp"
+#include "shmtrain/tensor/gemm_bf16.hpp"
 #include "shmtrain/tensor/parallel.hpp"
 #include "shmtrain/tensor/softmax.hpp"
 
@@ -31,9 +32,33 @@ Scratch& backward_scratch() {
   return scratch;
 }
 
+using ScratchBf16 = tbb::enumerable_thread_specific<std::vector<bf16>>;
+
+bf16* scratch_of(ScratchBf16& scratch, std::int64_t count) {
+  std::vector<bf16>& s = scratch.local();
+  if (static_cast<std::int64_t>(s.size()) < count) s.resize(static_cast<std::size_t>(count));
+  return s.data();
+}
+
+ScratchBf16& bf16_scratch() {
+  static ScratchBf16 scratch;
+  return scratch;
+}
+
 // The dropout counter of element (i, j) of the (b, h) probability matrix.
 std::uint64_t dropout_offset(const AttentionShape& s, std::int64_t bh) {
   return static_cast<std::uint64_t>(bh * s.seq * s.seq);
+}
+
+// p_out (T, T) = bf16(dropout(p)), through `work` (T, T floats) when dropout is on.
+void dropped_probs_bf16(bf16* p_out, const float* p, float* work, const AttentionShape& s, std::int64_t bh,
+                        const AttentionDropout& dropout) {
+  const std::int64_t tt = s.seq * s.seq;
+  if (dropout.p > 0.0f) {
+    dropout_forward(work, p, tt, dropout.p, dropout.key, dropout_offset(s, bh));
+    p = work;
+  }
+  convert_to_bf16_serial(p_out, p, tt);
 }
 
 }  // namespace
@@ -100,6 +125,66 @@ void attention_backward(float* dqkv, const float* dout, const float* qkv, const 
       softmax_backward(dp, dp, p, t, t);                                                         // dS
       gemm_serial(Trans::kNo, Trans::kNo, t, d, t, scale, dp, t, k, h3, 0.0f, dq, h3);           // dQ = s dS K
       gemm_serial(Trans::kYes, Trans::kNo, t, d, t, scale, dp, t, q, h3, 0.0f, dk, h3);          // dK = s dS^T Q
+    }
+  });
+}
+
+void attention_forward(bf16* out, float* probs, const bf16* qkv, const float* mask_add, const AttentionShape& shape,
+                       const AttentionDropout& dropout) {
+  const std::int64_t t = shape.seq;
+  const std::int64_t d = shape.head_dim;
+  const std::int64_t h3 = 3 * shape.hidden();
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  parallel_blocks(shape.batch * shape.heads, 1, [&](std::int64_t bh0, std::int64_t bh1) {
+    float* work = scratch_of(forward_scratch(), t * t);
+    bf16* p16 = scratch_of(bf16_scratch(), t * t);
+    for (std::int64_t bh = bh0; bh < bh1; ++bh) {
+      const std::int64_t b = bh / shape.heads;
+      const std::int64_t h = bh % shape.heads;
+      const bf16* q = qkv + b * t * h3 + h * d;  // (T, d), row stride 3H
+      const bf16* k = q + shape.hidden();
+      const bf16* v = q + 2 * shape.hidden();
+      float* p = probs + bh * t * t;  // (T, T)
+      gemm_bf16_serial(Trans::kNo, Trans::kYes, t, t, d, scale, q, h3, k, h3, 0.0f, p, t);
+      softmax_forward(p, p, mask_add + b * t, t, t);
+      dropped_probs_bf16(p16, p, work, shape, bh, dropout);
+      gemm_bf16_serial(Trans::kNo, Trans::kNo, t, d, t, 1.0f, p16, t, v, h3, out + b * t * shape.hidden() + h * d,
+                       shape.hidden());
+    }
+  });
+}
+
+void attention_backward(bf16* dqkv, const bf16* dout, const bf16* qkv, const float* probs,
+                        const AttentionShape& shape, const AttentionDropout& dropout) {
+  const std::int64_t t = shape.seq;
+  const std::int64_t d = shape.head_dim;
+  const std::int64_t hid = shape.hidden();
+  const std::int64_t h3 = 3 * hid;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  parallel_blocks(shape.batch * shape.heads, 1, [&](std::int64_t bh0, std::int64_t bh1) {
+    float* dp = scratch_of(backward_scratch(), 2 * t * t);  // (T, T), then a (T, T) work area
+    float* work = dp + t * t;
+    bf16* p16 = scratch_of(bf16_scratch(), t * t);  // dropped probabilities, then dS
+    for (std::int64_t bh = bh0; bh < bh1; ++bh) {
+      const std::int64_t b = bh / shape.heads;
+      const std::int64_t h = bh % shape.heads;
+      const std::int64_t column = b * t * h3 + h * d;
+      const bf16* q = qkv + column;
+      const bf16* k = q + hid;
+      const bf16* v = q + 2 * hid;
+      bf16* dq = dqkv + column;
+      bf16* dk = dq + hid;
+      bf16* dv = dq + 2 * hid;
+      const bf16* dy = dout + b * t * hid + h * d;  // (T, d), row stride H
+      const float* p = probs + bh * t * t;
+      dropped_probs_bf16(p16, p, work, shape, bh, dropout);
+      gemm_bf16_serial(Trans::kNo, Trans::kYes, t, t, d, 1.0f, dy, hid, v, h3, 0.0f, dp, t);  // dP = dY V^T
+      gemm_bf16_serial(Trans::kYes, Trans::kNo, t, d, t, 1.0f, p16, t, dy, hid, dv, h3);       // dV = P^T dY
+      if (dropout.p > 0.0f) dropout_backward(dp, dp, t * t, dropout.p, dropout.key, dropout_offset(shape, bh));
+      softmax_backward(dp, dp, p, t, t);  // dS
+      convert_to_bf16_serial(p16, dp, t * t);
+      gemm_bf16_serial(Trans::kNo, Trans::kNo, t, d, t, scale, p16, t, k, h3, dq, h3);   // dQ = s dS K
+      gemm_bf16_serial(Trans::kYes, Trans::kNo, t, d, t, scale, p16, t, q, h3, dk, h3);  // dK = s dS^T Q
     }
   });
 }

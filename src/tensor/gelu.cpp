@@ -4,32 +4,106 @@
 #include <numbers>
 
 #include "shmtrain/tensor/parallel.hpp"
+#include "vector_math.hpp"
 
 namespace shmtrain {
 namespace {
+
 constexpr float kInvSqrt2 = static_cast<float>(1.0 / std::numbers::sqrt2);
 constexpr float kInvSqrt2Pi = static_cast<float>(1.0 / (std::numbers::sqrt2 * 1.7724538509055160273));
 constexpr std::int64_t kGrain = 4096;
+
+void store(float* out, float v) { *out = v; }
+void store(bf16* out, float v) { *out = to_bf16(v); }
+
+template <typename Out>
+void forward_scalar(Out* out, const float* inp, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float x = inp[i];
+    store(out + i, 0.5f * x * (1.0f + std::erf(x * kInvSqrt2)));
+  }
+}
+
+template <typename Out>
+void backward_scalar(Out* dinp, const float* dout, const float* inp, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float x = inp[i];
+    const float cdf = 0.5f * (1.0f + std::erf(x * kInvSqrt2));
+    const float pdf = kInvSqrt2Pi * std::exp(-0.5f * x * x);
+    store(dinp + i, dout[i] * (cdf + x * pdf));
+  }
+}
+
+// Out is float, or bf16 rounded as to_bf16 does (VCVTNEPS2BF16 when the CPU has it).
+template <typename Out>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void store16(Out* out, __mmask16 mask, __m512 v) {
+  if constexpr (std::is_same_v<Out, float>) {
+    _mm512_mask_storeu_ps(out, mask, v);
+  } else if (cpu_features().avx512_bf16) {
+    const __m256bh h = _mm512_cvtneps_pbh(v);
+    _mm256_mask_storeu_epi16(out, mask, reinterpret_cast<const __m256i&>(h));
+  } else {
+    alignas(64) float lanes[16];
+    _mm512_store_ps(lanes, v);
+    for (int j = 0; j < 16; ++j)
+      if ((mask >> j) & 1) out[j] = to_bf16(lanes[j]);
+  }
+}
+
+template <typename Out>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void forward_avx512(Out* out, const float* inp,
+                                                                                  std::int64_t n) {
+  const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f), inv_sqrt2 = _mm512_set1_ps(kInvSqrt2);
+  for (std::int64_t i = 0; i < n; i += 16) {
+    const __mmask16 mask = vector_math::tail_mask(n - i);
+    const __m512 x = _mm512_maskz_loadu_ps(mask, inp + i);
+    const __m512 cdf = _mm512_mul_ps(half, _mm512_add_ps(one, vector_math::erf16(_mm512_mul_ps(x, inv_sqrt2))));
+    store16(out + i, mask, _mm512_mul_ps(x, cdf));
+  }
+}
+
+template <typename Out>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void backward_avx512(Out* dinp, const float* dout,
+                                                                                   const float* inp, std::int64_t n) {
+  const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f), inv_sqrt2 = _mm512_set1_ps(kInvSqrt2);
+  const __m512 minus_half = _mm512_set1_ps(-0.5f), inv_sqrt2pi = _mm512_set1_ps(kInvSqrt2Pi);
+  for (std::int64_t i = 0; i < n; i += 16) {
+    const __mmask16 mask = vector_math::tail_mask(n - i);
+    const __m512 x = _mm512_maskz_loadu_ps(mask, inp + i);
+    const __m512 dy = _mm512_maskz_loadu_ps(mask, dout + i);
+    const __m512 cdf = _mm512_mul_ps(half, _mm512_add_ps(one, vector_math::erf16(_mm512_mul_ps(x, inv_sqrt2))));
+    const __m512 pdf = _mm512_mul_ps(inv_sqrt2pi, vector_math::exp16(_mm512_mul_ps(minus_half, _mm512_mul_ps(x, x))));
+    store16(dinp + i, mask, _mm512_mul_ps(dy, _mm512_fmadd_ps(x, pdf, cdf)));
+  }
+}
+
+template <typename Out>
+void forward(Out* out, const float* inp, std::int64_t n) {
+  parallel_blocks(n, kGrain, [&](std::int64_t i0, std::int64_t i1) {
+    if (vector_math::have_avx512()) {
+      forward_avx512(out + i0, inp + i0, i1 - i0);
+    } else {
+      forward_scalar(out + i0, inp + i0, i1 - i0);
+    }
+  });
+}
+
+template <typename Out>
+void backward(Out* dinp, const float* dout, const float* inp, std::int64_t n) {
+  parallel_blocks(n, kGrain, [&](std::int64_t i0, std::int64_t i1) {
+    if (vector_math::have_avx512()) {
+      backward_avx512(dinp + i0, dout + i0, inp + i0, i1 - i0);
+    } else {
+      backward_scalar(dinp + i0, dout + i0, inp + i0, i1 - i0);
+    }
+  });
+}
+
 }  // namespace
 
-void gelu_forward(float* out, const float* inp, std::int64_t n) {
-  parallel_blocks(n, kGrain, [&](std::int64_t i0, std::int64_t i1) {
-    for (std::int64_t i = i0; i < i1; ++i) {
-      const float x = inp[i];
-      out[i] = 0.5f * x * (1.0f + std::erf(x * kInvSqrt2));
-    }
-  });
-}
-
-void gelu_backward(float* dinp, const float* dout, const float* inp, std::int64_t n) {
-  parallel_blocks(n, kGrain, [&](std::int64_t i0, std::int64_t i1) {
-    for (std::int64_t i = i0; i < i1; ++i) {
-      const float x = inp[i];
-      const float cdf = 0.5f * (1.0f + std::erf(x * kInvSqrt2));
-      const float pdf = kInvSqrt2Pi * std::exp(-0.5f * x * x);
-      dinp[i] = dout[i] * (cdf + x * pdf);
-    }
-  });
-}
+void gelu_forward(float* out, const float* inp, std::int64_t n) { forward(out, inp, n); }
+void gelu_forward(bf16* out, const float* inp, std::int64_t n) { forward(out, inp, n); }
+void gelu_backward(float* dinp, const float* dout, const float* inp, std::int64_t n) { backward(dinp, dout, inp, n); }
+void gelu_backward(bf16* dinp, const float* dout, const float* inp, std::int64_t n) { backward(dinp, dout, inp, n); }
 
 }  // namespace shmtrain

@@ -2,10 +2,8 @@
 
 #include <cblas.h>
 
-#include <algorithm>
-
-#include <tbb/parallel_for.h>
-
+#include "gemm_blocks.hpp"
+#include "onednn_matmul.hpp"
 
 namespace shmtrain {
 namespace {
@@ -14,25 +12,56 @@ CBLAS_TRANSPOSE to_cblas(Trans t) { return t == Trans::kNo ? CblasNoTrans : Cbla
 
 // Below this many multiply-adds one call on one thread is cheaper than splitting.
 constexpr std::int64_t kSerialFlops = 1 << 18;
-// Blocks of C are at least this many rows or columns, multiples of the AVX-512 kernels'
-// register tiles, so each block still runs OpenBLAS's fast inner kernels.
-constexpr std::int64_t kMinBlock = 64;
-constexpr std::int64_t kMaxBlocks = 64;
+// Blocks of C are at least this many rows or columns: each block is one OpenBLAS call that
+// packs its share of A and all of B (or the reverse) again, so small blocks spend their time
+// packing: 64-row blocks of a BERT-base product lose 20-45% of the rate, 256-row ones a few
+// percent (bench/bench_gemm). 4096 tokens still give 16 blocks to spread over the threads.
+constexpr std::int64_t kMinBlock = 256;
+// Products with both sides of C and the inner dimension at most this long (the attention
+// products up to seq 512, small models' blocks) run on oneDNN, whose brgemm kernels need no
+// packing copies and measure 1.3-1.9x OpenBLAS there (bench/bench_gemm); larger ones on
+// OpenBLAS, as fast as oneDNN or faster on the BERT-base linear layers' backward.
+constexpr std::int64_t kOneDnnSide = 512;
+
+bool prefer_onednn(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return m <= kOneDnnSide && n <= kOneDnnSide && k <= kOneDnnSide;
+}
 
 }  // namespace
 
-void gemm_serial(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-                 const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
-                 std::int64_t ldc) {
+GemmBackend gemm_backend_for(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return prefer_onednn(m, n, k) ? GemmBackend::kOneDnn : GemmBackend::kOpenBlas;
+}
+
+void gemm_serial_on(GemmBackend backend, Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n,
+                    std::int64_t k, float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
+                    float beta, float* c, std::int64_t ldc) {
   if (m == 0 || n == 0) return;
   if (k == 0) {  // op(A) op(B) is empty: C = beta C (BLAS rejects the zero leading dimensions)
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
     return;
   }
+  if (backend == GemmBackend::kAuto) backend = gemm_backend_for(m, n, k);
+  if (backend == GemmBackend::kOneDnn) {
+    onednn::MatmulShape s;
+    s.trans_a = trans_a;
+    s.trans_b = trans_b;
+    s.m = m, s.n = n, s.k = k, s.lda = lda, s.ldb = ldb, s.ldc = ldc;
+    s.alpha = alpha;
+    s.beta = beta;
+    onednn::matmul(s, a, b, c, nullptr);
+    return;
+  }
   cblas_sgemm(CblasRowMajor, to_cblas(trans_a), to_cblas(trans_b), static_cast<int>(m), static_cast<int>(n),
               static_cast<int>(k), alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta, c,
               static_cast<int>(ldc));
+}
+
+void gemm_serial(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                 const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
+                 std::int64_t ldc) {
+  gemm_serial_on(GemmBackend::kAuto, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void gemm(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
@@ -43,24 +72,12 @@ void gemm(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int
     gemm_serial(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
-  // Split the longer side of C into equal blocks; the other side stays whole so every
-  // block reads its panel of A (or B) once.
-  const bool split_rows = m >= n;
-  const std::int64_t extent = split_rows ? m : n;
-  const std::int64_t blocks = std::clamp<std::int64_t>(extent / kMinBlock, 1, kMaxBlocks);
-  const std::int64_t step = ((extent + blocks - 1) / blocks + 15) / 16 * 16;
-  const std::int64_t count = (extent + step - 1) / step;
-  tbb::parallel_for(std::int64_t{0}, count, [&](std::int64_t block) {
-    const std::int64_t begin = block * step;
-    const std::int64_t len = std::min(step, extent - begin);
-    if (split_rows) {
-      const float* a_block = trans_a == Trans::kNo ? a + begin * lda : a + begin;
-      gemm_serial(trans_a, trans_b, len, n, k, alpha, a_block, lda, b, ldb, beta, c + begin * ldc, ldc);
-    } else {
-      const float* b_block = trans_b == Trans::kNo ? b + begin : b + begin * ldb;
-      gemm_serial(trans_a, trans_b, m, len, k, alpha, a, lda, b_block, ldb, beta, c + begin, ldc);
-    }
-  });
+  gemm_blocks::for_each_block(trans_a, trans_b, m, n, lda, ldb, ldc, kMinBlock,
+                              [&](std::int64_t bm, std::int64_t bn, std::int64_t a_at, std::int64_t b_at,
+                                  std::int64_t c_at) {
+                                gemm_serial(trans_a, trans_b, bm, bn, k, alpha, a + a_at, lda, b + b_at, ldb, beta,
+                                            c + c_at, ldc);
+                              });
 }
 
 }  // namespace shmtrain

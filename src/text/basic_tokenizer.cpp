@@ -37,9 +37,10 @@ constexpr std::array<Ascii, 128> kAsciiClasses = [] {
 // Builds the current word at the end of a WordList.
 class WordBuilder {
  public:
-  explicit WordBuilder(WordList& out) : out_(out) {}
+  WordBuilder(WordList& out, bool sources) : out_(out), sources_(sources) {}
 
-  void append(char32_t cp) {
+  // `source`: the input character cp came from (recorded when sources are on).
+  void append(char32_t cp, CharSpan source) {
     if (!open_) {
       start_ = static_cast<std::uint32_t>(out_.bytes.size());
       chars_ = 0;
@@ -50,6 +51,7 @@ class WordBuilder {
     } else {
       append_utf8(out_.bytes, cp);
     }
+    if (sources_) out_.sources.resize(out_.bytes.size(), source);
     ++chars_;
   }
 
@@ -59,14 +61,15 @@ class WordBuilder {
     open_ = false;
   }
 
-  void single(char32_t cp) {
+  void single(char32_t cp, CharSpan source) {
     close();
-    append(cp);
+    append(cp, source);
     close();
   }
 
  private:
   WordList& out_;
+  const bool sources_;
   bool open_ = false;
   std::uint32_t start_ = 0;
   std::uint32_t chars_ = 0;
@@ -77,12 +80,13 @@ class WordBuilder {
 // in marks_ until the next starter or word boundary, and starters go out at once.
 class Splitter {
  public:
-  Splitter(const NormalizerOptions& options, WordList& out)
-      : options_(options), strip_(options.strips_accents()), word_(out) {}
+  Splitter(const NormalizerOptions& options, WordList& out, bool sources)
+      : options_(options), strip_(options.strips_accents()), word_(out, sources) {}
 
   void run(std::string_view text) {
     std::size_t pos = 0;
-    while (pos < text.size()) {
+    for (std::uint32_t index = 0; pos < text.size(); ++index) {
+      current_ = {index, index + 1};
       char32_t cp;
       const std::size_t length = decode_utf8(text, pos, cp);
       if (length == 0) {
@@ -128,13 +132,13 @@ class Splitter {
         return;
       case Ascii::kPunctuation:
         flush_marks();
-        word_.single(cp);
+        word_.single(cp, current_);
         return;
       case Ascii::kWord:
         break;
     }
     flush_marks();
-    word_.append(options_.lowercase && cp >= U'A' && cp <= U'Z' ? cp + 32 : cp);
+    word_.append(options_.lowercase && cp >= U'A' && cp <= U'Z' ? cp + 32 : cp, current_);
   }
 
   // Lower-casing, then NFD and accent stripping, of one input character.
@@ -143,7 +147,7 @@ class Splitter {
     const int n_lowered = options_.lowercase ? to_lower_full(cp, lowered) : 1;
     for (int i = 0; i < n_lowered; ++i) {
       if (!strip_) {
-        emit(lowered[i]);
+        emit(lowered[i], current_);
         continue;
       }
       char32_t parts[4];
@@ -151,20 +155,20 @@ class Splitter {
       for (int j = 0; j < n_parts; ++j) {
         if (combining_class(parts[j]) == 0) {
           flush_marks();
-          emit(parts[j]);
+          emit(parts[j], current_);
         } else {
-          marks_.push_back(parts[j]);
+          marks_.push_back({parts[j], current_});
         }
       }
     }
   }
 
-  void emit(char32_t cp) {
+  void emit(char32_t cp, CharSpan source) {
     if (strip_ && is_nonspacing_mark(cp)) return;
     if (is_bert_punctuation(cp)) {
-      word_.single(cp);
+      word_.single(cp, source);
     } else {
-      word_.append(cp);
+      word_.append(cp, source);
     }
   }
 
@@ -173,16 +177,16 @@ class Splitter {
   void flush_marks() {
     if (marks_.empty()) return;
     for (std::size_t i = 1; i < marks_.size(); ++i) {
-      const char32_t mark = marks_[i];
-      const int ccc = combining_class(mark);
+      const Mark mark = marks_[i];
+      const int ccc = combining_class(mark.cp);
       std::size_t j = i;
-      while (j > 0 && combining_class(marks_[j - 1]) > ccc) {
+      while (j > 0 && combining_class(marks_[j - 1].cp) > ccc) {
         marks_[j] = marks_[j - 1];
         --j;
       }
       marks_[j] = mark;
     }
-    for (const char32_t mark : marks_) emit(mark);
+    for (const Mark& mark : marks_) emit(mark.cp, mark.source);
     marks_.clear();
   }
 
@@ -191,10 +195,17 @@ class Splitter {
     word_.close();
   }
 
+  // A non-starter waiting for canonical ordering, and the input character it came from.
+  struct Mark {
+    char32_t cp;
+    CharSpan source;
+  };
+
   const NormalizerOptions& options_;
   const bool strip_;
   WordBuilder word_;
-  std::vector<char32_t> marks_;
+  CharSpan current_;  // the input character being normalised
+  std::vector<Mark> marks_;
 };
 
 }  // namespace
@@ -203,7 +214,14 @@ void BasicTokenizer::split(std::string_view text, WordList& out) const {
   if (text.size() > kMaxTextBytes) {
     fail_input("text of {} bytes is too long to tokenize (limit {} bytes)", text.size(), kMaxTextBytes);
   }
-  Splitter(options_, out).run(text);
+  Splitter(options_, out, false).run(text);
+}
+
+void BasicTokenizer::split_with_sources(std::string_view text, WordList& out) const {
+  if (text.size() > kMaxTextBytes) {
+    fail_input("text of {} bytes is too long to tokenize (limit {} bytes)", text.size(), kMaxTextBytes);
+  }
+  Splitter(options_, out, true).run(text);
 }
 
 std::vector<std::string> BasicTokenizer::split(std::string_view text) const {

@@ -12,6 +12,7 @@ namespace {
 // while they grow to the longest example.
 struct Scratch {
   WordList words;
+  std::vector<WordPiece::PieceSpan> pieces;
   std::vector<std::int32_t> ids_a;
   std::vector<std::int32_t> ids_b;
 };
@@ -90,6 +91,40 @@ void BertTokenizer::tokenize(std::string_view text, std::vector<std::int32_t>& i
     if (!match) break;
     tokenize_segment(text.substr(pos, match->begin - pos));
     ids.push_back(match->id);
+    pos = match->begin + match->size;
+  }
+  tokenize_segment(text.substr(std::min(pos, text.size())));
+}
+
+void BertTokenizer::tokenize_with_offsets(std::string_view text, std::vector<std::int32_t>& ids,
+                                          std::vector<CharSpan>& offsets, std::string_view what) const {
+  check_utf8(text, what);
+  WordList& words = thread_scratch().words;
+  std::vector<WordPiece::PieceSpan>& pieces = thread_scratch().pieces;
+  std::uint32_t base = 0;  // the segment's first character in `text`
+  auto tokenize_segment = [&](std::string_view segment) {
+    words.clear();
+    basic_.split_with_sources(segment, words);
+    for (const WordList::Word& word : words.words) {
+      pieces.clear();
+      wordpiece_.tokenize(words.text(word), word.chars, ids, &pieces);
+      for (const WordPiece::PieceSpan& piece : pieces) {
+        const CharSpan first = words.sources[word.offset + piece.begin];
+        const CharSpan last = words.sources[word.offset + piece.end - 1];
+        offsets.push_back({base + first.begin, base + last.end});
+      }
+    }
+    base += static_cast<std::uint32_t>(count_code_points(segment));
+  };
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const auto match = added_.find(text, pos);
+    if (!match) break;
+    tokenize_segment(text.substr(pos, match->begin - pos));
+    ids.push_back(match->id);
+    const auto chars = static_cast<std::uint32_t>(count_code_points(text.substr(match->begin, match->size)));
+    offsets.push_back({base, base + chars});
+    base += chars;
     pos = match->begin + match->size;
   }
   tokenize_segment(text.substr(std::min(pos, text.size())));

@@ -14,12 +14,18 @@ WordPiece::WordPiece(std::shared_ptr<const Vocab> vocab, std::int32_t unk_id, st
   }
 }
 
-void WordPiece::tokenize(std::string_view word, std::size_t chars, std::vector<std::int32_t>& ids) const {
-  if (chars > max_input_chars_per_word_) {
+void WordPiece::tokenize(std::string_view word, std::size_t chars, std::vector<std::int32_t>& ids,
+                         std::vector<PieceSpan>* spans) const {
+  const auto whole_word_unknown = [&] {
     ids.push_back(unk_id_);
+    if (spans != nullptr) spans->push_back({0, static_cast<std::uint32_t>(word.size())});
+  };
+  if (chars > max_input_chars_per_word_) {
+    whole_word_unknown();
     return;
   }
   const std::size_t first_id = ids.size();
+  const std::size_t first_span = spans != nullptr ? spans->size() : 0;
   std::size_t start = 0;
   while (start < word.size()) {
     // No vocabulary entry is longer than `longest`, so the search starts at that length
@@ -39,10 +45,12 @@ void WordPiece::tokenize(std::string_view word, std::size_t chars, std::vector<s
     }
     if (id == Vocab::kNotFound) {
       ids.resize(first_id);
-      ids.push_back(unk_id_);
+      if (spans != nullptr) spans->resize(first_span);
+      whole_word_unknown();
       return;
     }
     ids.push_back(id);
+    if (spans != nullptr) spans->push_back({static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end)});
     start = end;
   }
 }

@@ -21,7 +21,7 @@ double cross_entropy(std::span<const float> logits, std::int32_t label) {
 
 }  // namespace
 
-EvalResult evaluate(BertForSequenceClassification& model, const data::Dataset& dataset, const EvalSettings& settings,
+EvalResult evaluate(EncoderModel& model, const data::Dataset& dataset, const EvalSettings& settings,
                     comm::Communicator& comm) {
   const auto start = std::chrono::steady_clock::now();
   const std::int64_t n = static_cast<std::int64_t>(dataset.examples.size());
@@ -40,7 +40,7 @@ EvalResult evaluate(BertForSequenceClassification& model, const data::Dataset& d
     const std::size_t count = std::min<std::size_t>(static_cast<std::size_t>(settings.batch_size), rows.size() - first);
     const Batch batch = data::collate(dataset, std::span(rows).subspan(first, count),
                                       static_cast<std::size_t>(settings.max_seq_length), settings.pad_to_max_length,
-                                      settings.pad_id, regression);
+                                      settings.pad_id, regression ? data::Target::kRegression : data::Target::kClass);
     batch.validate(model.config(), dataset.source);
     model.forward(batch, StepContext{.train = false});
     const std::span<const float> logits = model.logits();

@@ -24,7 +24,7 @@ constexpr std::string_view kCheckpointPrefix = "checkpoint-";
 constexpr const char* kRunFiles[] = {
     "model.safetensors", "config.json",        "vocab.txt",          "tokenizer_config.json",
     "special_tokens_map.json", "shmtrain_config.toml", "metrics.jsonl", "trainer_state.json",
-    "eval_results.json", "train_results.json", "all_results.json",
+    "eval_results.json", "train_results.json", "all_results.json", "predictions.json",
 };
 
 std::int64_t checkpoint_step(const fs::path& path) {

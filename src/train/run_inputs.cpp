@@ -47,9 +47,12 @@ void locate_model(const TrainOptions& options, fs::path& config, fs::path& weigh
 }
 
 // The run's labels replace config.json's, as run_glue.py sets num_labels, label2id and
-// id2label from the data.
-void apply_labels(const data::LabelSet& labels, BertConfig& config) {
-  if (labels.regression) {
+// id2label from the data. run_qa.py keeps the config's (qa_outputs has num_labels = 2 outputs).
+void apply_labels(const data::TaskData& data, BertConfig& config) {
+  const data::LabelSet& labels = data.labels;
+  if (data.question_answering()) {
+    config.problem_type.clear();
+  } else if (labels.regression) {
     config.id2label = {"LABEL_0"};
     config.problem_type = "regression";
   } else {
@@ -71,6 +74,7 @@ void check_token_ranges(const std::optional<data::Dataset>& dataset, const BertC
                    row + 1, id, config.vocab_size, config_path.string());
       }
     }
+    if (!config.has_token_types()) continue;  // DistilBERT ignores them
     for (const std::int32_t type : example.token_type_ids) {
       if (type < 0 || type >= config.type_vocab_size) {
         fail_input("{}: example {}: token type {} is outside [0, {}) (type_vocab_size in {})", dataset->source,
@@ -87,10 +91,14 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   fs::path weights;
   locate_model(options, config_path, weights);
   BertConfig config = io::read_hf_config(config_path);
+  // The head is the task's, whatever class the checkpoint was saved from, as run_glue.py and
+  // run_qa.py load any checkpoint with AutoModelFor...; config.json records it when written.
+  config.head = options.question_answering() ? ModelHead::kQuestionAnswering : ModelHead::kSequenceClassification;
+  config.architectures = {config.architecture()};
   if (options.hidden_dropout_prob) config.hidden_dropout_prob = *options.hidden_dropout_prob;
   if (options.attention_probs_dropout_prob) config.attention_probs_dropout_prob = *options.attention_probs_dropout_prob;
-  if (options.max_seq_length > config.max_position_embeddings) {
-    fail_input("max_seq_length {} is above the model's max_position_embeddings {} ({})", options.max_seq_length,
+  if (options.seq_length() > config.max_position_embeddings) {
+    fail_input("max_seq_length {} is above the model's max_position_embeddings {} ({})", options.seq_length(),
                config.max_position_embeddings, config_path.string());
   }
 
@@ -106,14 +114,15 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   data_options.data_dir = options.data_dir;
   data_options.train_file = options.train_file;
   data_options.validation_file = options.validation_file;
-  data_options.max_seq_length = static_cast<std::size_t>(options.max_seq_length);
+  data_options.max_seq_length = static_cast<std::size_t>(options.seq_length());
+  data_options.doc_stride = static_cast<std::size_t>(options.doc_stride);
   if (options.max_train_samples) data_options.max_train_samples = static_cast<std::size_t>(*options.max_train_samples);
   if (options.max_eval_samples) data_options.max_eval_samples = static_cast<std::size_t>(*options.max_eval_samples);
   data::TaskData data = data::load_task_data(data_options, tokenizer, options.do_train, options.do_eval);
 
   check_token_ranges(data.train, config, config_path);
   check_token_ranges(data.validation, config, config_path);
-  apply_labels(data.labels, config);
+  apply_labels(data, config);
   config.validate(config_path.string());
   return RunInputs{std::move(config), std::move(weights), std::move(config_path), std::move(tokenizer),
                    std::move(data)};

@@ -39,12 +39,32 @@ StepEngine::StepEngine(const BertConfig& config, const ParamTable& table, comm::
     optimizer_.emplace(table, options_.adamw, state_allocator_);
   }
   model_.emplace(config, table, params(), grads_.first(count_));
+  if (options_.bf16) {
+    params16_.resize(count_);
+    model_->set_bf16_weights(params16_);
+    refresh_bf16_weights();
+  }
+  if (options_.bf16_grads && options_.shard_optimizer) {
+    throw InputError("--ddp_bf16_grads works with the replicated exchange, not with --shard_optimizer");
+  }
+  if (options_.bf16_grads && comm.size() > 1) {
+    // padded_ is a multiple of 64: padded_ / 2 floats hold padded_ bf16 values.
+    const std::span<float> storage = comm.allocate(padded_ / 2);
+    grads_wire_ = std::span(reinterpret_cast<bf16*>(storage.data()), padded_);
+  }
   if (!options_.shard_optimizer && options_.overlap_exchange && comm.size() > 1) {
-    overlapped_.emplace(comm, grads_, comm::ReduceOp::avg, options_.bucket_floats);
+    overlapped_.emplace(comm, grads_, comm::ReduceOp::avg, options_.bucket_floats, grads_wire_);
   }
 }
 
-void StepEngine::sync_parameters() { comm_.broadcast(params_, 0); }
+void StepEngine::sync_parameters() {
+  comm_.broadcast(params_, 0);
+  refresh_bf16_weights();
+}
+
+void StepEngine::refresh_bf16_weights() {
+  if (options_.bf16) convert_to_bf16(params16_.data(), params_.data(), static_cast<std::int64_t>(count_));
+}
 
 StepResult StepEngine::step(std::span<const Batch> micro_batches, std::span<const StepContext> contexts, float lr,
                             double max_grad_norm) {
@@ -83,12 +103,17 @@ double StepEngine::update_replicated(float lr, double max_grad_norm, StepTimes& 
   const auto t0 = Clock::now();
   if (overlapped_) {
     overlapped_->finish();
+  } else if (comm_.size() > 1 && !grads_wire_.empty()) {
+    const auto n = static_cast<std::int64_t>(padded_);
+    convert_to_bf16(grads_wire_.data(), grads_.data(), n);
+    comm_.allreduce_bf16(grads_wire_, comm::ReduceOp::avg);
+    convert_to_float(grads_.data(), grads_wire_.data(), n);
   } else if (comm_.size() > 1) {
     comm_.allreduce(grads_, comm::ReduceOp::avg);
   }
   const auto t1 = Clock::now();
   const double norm = clip_grad_norm(grads_, max_grad_norm);
-  optimizer_->step(params(), grads_.first(count_), lr);
+  optimizer_->step(params(), grads_.first(count_), lr, params16_);
   times.exchange += seconds_between(t0, t1);
   times.optimizer += seconds_between(t1, Clock::now());
   return norm;
@@ -110,6 +135,7 @@ double StepEngine::update_sharded(float lr, double max_grad_norm, StepTimes& tim
   const std::span<float> own_params = std::span(params_).subspan(static_cast<std::size_t>(optimizer_->begin()), slice_);
   optimizer_->step(own_params, grad_slice_, lr);
   comm_.allgather(own_params, params_);
+  refresh_bf16_weights();
   times.exchange += seconds_between(t0, t1);
   times.optimizer += seconds_between(t1, Clock::now());
   return norm;

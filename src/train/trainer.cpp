@@ -23,7 +23,10 @@
 #include "shmtrain/train/evaluate.hpp"
 #include "shmtrain/train/output_dir.hpp"
 #include "shmtrain/train/progress.hpp"
+#include "shmtrain/train/qa_evaluate.hpp"
 #include "shmtrain/train/step_engine.hpp"
+#include "shmtrain/tensor/cpu_features.hpp"
+#include "shmtrain/tensor/gemm_bf16.hpp"
 #include "shmtrain/train/trainer_state.hpp"
 
 namespace shmtrain::train {
@@ -76,7 +79,9 @@ std::string format_count(std::int64_t n) {
   return std::to_string(n);
 }
 
-std::string describe_labels(const data::LabelSet& labels) {
+std::string describe_labels(const data::TaskData& data) {
+  const data::LabelSet& labels = data.labels;
+  if (data.question_answering()) return "question answering (answer spans)";
   if (labels.regression) return "regression";
   std::string text;
   for (const std::string& name : labels.names) text += (text.empty() ? "" : ", ") + name;
@@ -106,24 +111,33 @@ std::string format_record(const nlohmann::ordered_json& record, std::int64_t tot
 }
 
 void print_plan(const TrainOptions& options, const RunInputs& inputs, const StepPlan& plan, const ParamTable& table,
-                int workers, int threads, const char* weights_origin, std::FILE* out) {
+                int workers, int threads, bool bf16, const char* weights_origin, std::FILE* out) {
   const BertConfig& c = inputs.config;
-  fmt::print(out, "model: {} layers, hidden {}, {} heads, {} parameters, {}\n", c.num_hidden_layers, c.hidden_size,
-             c.num_attention_heads, format_count(count_parameters(table)), weights_origin);
+  fmt::print(out, "model: {}, {} layers, hidden {}, {} heads, {} parameters, {}\n", c.architecture(),
+             c.num_hidden_layers, c.hidden_size, c.num_attention_heads, format_count(count_parameters(table)),
+             weights_origin);
   const data::TaskData& data = inputs.data;
+  // Question answering trains and evaluates context windows, several per long context.
+  const std::string rows = data.question_answering() ? "windows" : "examples";
+  std::string eval;
+  if (data.validation) {
+    eval = fmt::format(" | eval {} {}", data.validation->examples.size(), rows);
+    if (data.squad_validation) eval += fmt::format(" of {} questions", data.squad_validation->file.examples.size());
+  }
   fmt::print(out, "data: {}{}{} | {}\n", data.task_name.empty() ? "custom files" : data.task_name,
-             data.train ? fmt::format(" | train {} examples", data.train->examples.size()) : "",
-             data.validation ? fmt::format(" | eval {} examples", data.validation->examples.size()) : "",
-             describe_labels(data.labels));
+             data.train ? fmt::format(" | train {} {}", data.train->examples.size(), rows) : "", eval,
+             describe_labels(data));
   if (options.do_train) {
     fmt::print(out,
-               "training: {} worker(s) x {} threads{} | batch {} x {} worker(s) x {} accumulation = {} | {} "
+               "training: {} worker(s) x {} threads{}{} | batch {} x {} worker(s) x {} accumulation = {} | {} "
                "steps/epoch, {} steps, warmup {} | lr {:g} {}\n",
-               workers, threads, options.shard_optimizer && workers > 1 ? ", sharded optimizer" : "",
+               workers, threads, bf16 ? ", bf16" : ", fp32",
+               options.shard_optimizer && workers > 1 ? ", sharded optimizer" : "",
                options.per_device_train_batch_size, workers, options.gradient_accumulation_steps, plan.global_batch,
                plan.steps_per_epoch, plan.total_steps, plan.warmup_steps, options.learning_rate,
                options.lr_scheduler_type);
   }
+  fmt::print(out, "{}\n", gemm_backends_line(bf16));
   std::fflush(out);
 }
 
@@ -142,6 +156,7 @@ class Run {
         inputs_(prepared.inputs),
         resume_(prepared.resume),
         notes_(prepared.notes),
+        bf16_(prepared.bf16),
         comm_(comm),
         out_(out),
         leader_(comm.rank() == 0) {}
@@ -162,6 +177,7 @@ class Run {
   StepResult train_step(const StepPlan& plan, float lr);
   void log_step(const StepPlan& plan, double loss, double grad_norm, double lr);
   nlohmann::ordered_json run_evaluation(std::int64_t step, double epoch);
+  nlohmann::ordered_json run_qa_evaluation(std::int64_t step, double epoch);
   void save();
   void write_final_files(const StepPlan& plan, const TrainSummary& summary,
                          const std::optional<nlohmann::ordered_json>& eval);
@@ -171,6 +187,7 @@ class Run {
   const RunInputs& inputs_;
   const fs::path& resume_;
   const std::vector<std::string>& notes_;
+  bool bf16_;
   comm::Communicator& comm_;
   std::FILE* out_;
   bool leader_;
@@ -212,9 +229,8 @@ StepResult Run::train_step(const StepPlan& plan, float lr) {
   std::vector<StepContext> contexts;
   for (std::int64_t i = 0; i < micro_batches; ++i) {
     const std::vector<std::int64_t> rows = micro_batch_rows(state_.epoch_index, state_.batches_done + i);
-    batches.push_back(data::collate(train, rows, static_cast<std::size_t>(options_.max_seq_length),
-                                    options_.pad_to_max_length, inputs_.tokenizer.pad_id(),
-                                    inputs_.data.labels.regression));
+    batches.push_back(data::collate(train, rows, static_cast<std::size_t>(options_.seq_length()),
+                                    options_.pad_to_max_length, inputs_.tokenizer.pad_id(), inputs_.data.target()));
     batches.back().validate(inputs_.config, train.source);
     // Dropout masks are a function of the micro-step, so a resumed run draws the same ones.
     contexts.push_back(StepContext{
@@ -258,11 +274,12 @@ void Run::log_step(const StepPlan& plan, double loss, double grad_norm, double l
 }
 
 nlohmann::ordered_json Run::run_evaluation(std::int64_t step, double epoch) {
+  if (inputs_.data.question_answering()) return run_qa_evaluation(step, epoch);
   const data::Dataset& dataset = *inputs_.data.validation;
   const EvalSettings settings{.task_name = inputs_.data.task_name,
                               .labels = &inputs_.data.labels,
                               .batch_size = options_.per_device_eval_batch_size,
-                              .max_seq_length = options_.max_seq_length,
+                              .max_seq_length = options_.seq_length(),
                               .pad_to_max_length = options_.pad_to_max_length,
                               .pad_id = inputs_.tokenizer.pad_id()};
   const EvalResult result = evaluate(engine_->model(), dataset, settings, comm_);
@@ -271,6 +288,36 @@ nlohmann::ordered_json Run::run_evaluation(std::int64_t step, double epoch) {
   record["epoch"] = epoch;
   record["eval_loss"] = result.loss;
   for (const auto& [name, value] : result.metrics) record["eval_" + name] = value;
+  record["eval_runtime"] = result.seconds;
+  record["eval_samples"] = result.samples;
+  record["eval_samples_per_second"] = result.seconds > 0 ? static_cast<double>(result.samples) / result.seconds : 0.0;
+  return record;
+}
+
+// run_qa.py's evaluation: answers post-processed from the windows' logits, written to
+// predictions.json (question id -> answer text) at every evaluation, and SQuAD's exact match
+// and F1 (percent). No eval_loss: run_qa's evaluation features carry no answer positions.
+nlohmann::ordered_json Run::run_qa_evaluation(std::int64_t step, double epoch) {
+  const QaEvalSettings settings{.batch_size = options_.per_device_eval_batch_size,
+                                .max_seq_length = options_.seq_length(),
+                                .pad_to_max_length = options_.pad_to_max_length,
+                                .pad_id = inputs_.tokenizer.pad_id(),
+                                .postprocess = {.n_best_size = options_.n_best_size,
+                                                .max_answer_length = options_.max_answer_length}};
+  const data::SquadWindows& text = *inputs_.data.squad_validation;
+  const QaEvalResult result = evaluate_qa(engine_->model(), *inputs_.data.validation, text, settings, comm_);
+  if (leader_) {
+    nlohmann::ordered_json predictions = nlohmann::ordered_json::object();
+    for (std::size_t i = 0; i < result.predictions.size(); ++i) {
+      predictions[text.file.examples[i].id] = result.predictions[i];
+    }
+    io::write_file_atomically(options_.output_dir / "predictions.json", predictions.dump(4, ' ', true) + "\n");
+  }
+  nlohmann::ordered_json record;
+  record["step"] = step;
+  record["epoch"] = epoch;
+  record["eval_exact_match"] = result.scores.exact_match;
+  record["eval_f1"] = result.scores.f1;
   record["eval_runtime"] = result.seconds;
   record["eval_samples"] = result.samples;
   record["eval_samples_per_second"] = result.seconds > 0 ? static_cast<double>(result.samples) / result.seconds : 0.0;
@@ -320,7 +367,7 @@ void Run::write_final_files(const StepPlan& plan, const TrainSummary& summary,
 }
 
 TrainSummary Run::execute() {
-  table_.emplace(ParamTable::for_sequence_classification(inputs_.config));
+  table_.emplace(ParamTable::for_model(inputs_.config));
   const StepPlan plan = plan_for(options_, inputs_, comm_.size());
   for (const std::string& note : notes_) say(note);
 
@@ -329,7 +376,9 @@ TrainSummary Run::execute() {
                                                       .beta2 = static_cast<float>(options_.adam_beta2),
                                                       .eps = static_cast<float>(options_.adam_epsilon),
                                                       .weight_decay = static_cast<float>(options_.weight_decay)},
-                                .shard_optimizer = options_.shard_optimizer});
+                                .shard_optimizer = options_.shard_optimizer,
+                                .bf16 = bf16_,
+                                .bf16_grads = options_.ddp_bf16_grads});
   const std::span<float> params = engine_->params();
   const char* origin = "random weights";
   if (!inputs_.weights.empty()) {
@@ -340,7 +389,7 @@ TrainSummary Run::execute() {
   } else {
     init_all_parameters(*table_, params, inputs_.config, static_cast<std::uint64_t>(options_.seed));
   }
-  if (leader_) print_plan(options_, inputs_, plan, *table_, comm_.size(), compute_threads(), origin, out_);
+  if (leader_) print_plan(options_, inputs_, plan, *table_, comm_.size(), compute_threads(), bf16_, origin, out_);
 
   TrainSummary summary;
   std::optional<nlohmann::ordered_json> last_eval;
@@ -432,6 +481,19 @@ TrainSummary Run::execute() {
 
 }  // namespace
 
+bool resolve_bf16(Bf16Mode mode, std::vector<std::string>& notes) {
+  if (mode == Bf16Mode::kOff) return false;
+  if (bf16_gemm_available()) return true;
+  if (mode == Bf16Mode::kOn) {
+    fail_input("--bf16: this CPU has neither AVX512-BF16 nor AMX (it has: {}); pass --bf16 auto to train in fp32 "
+               "where bf16 is not available, or leave --bf16 out",
+               cpu_features().summary());
+  }
+  notes.push_back(fmt::format("--bf16 auto: this CPU has neither AVX512-BF16 nor AMX ({}); training in fp32",
+                              cpu_features().summary()));
+  return false;
+}
+
 PreparedRun prepare_run(const TrainOptions& options) {
   PreparedRun prepared = prepare_inputs(options);
   if (!options.dry_run) prepared.resume = prepare_output_dir(options, prepared.notes);
@@ -439,7 +501,9 @@ PreparedRun prepare_run(const TrainOptions& options) {
 }
 
 PreparedRun prepare_inputs(const TrainOptions& options) {
-  PreparedRun prepared{.inputs = load_run_inputs(options), .resume = {}, .notes = {}};
+  std::vector<std::string> notes;
+  const bool bf16 = resolve_bf16(options.bf16, notes);
+  PreparedRun prepared{.inputs = load_run_inputs(options), .resume = {}, .notes = std::move(notes), .bf16 = bf16};
   const RunInputs& inputs = prepared.inputs;
   if (options.do_train && (!inputs.data.train || inputs.data.train->examples.empty())) {
     fail_input("the training data is empty");
@@ -453,8 +517,8 @@ PreparedRun prepare_inputs(const TrainOptions& options) {
 void print_dry_run(const TrainOptions& options, const std::string& options_toml, const PreparedRun& prepared,
                    int workers, int threads, std::FILE* out) {
   const RunInputs& inputs = prepared.inputs;
-  const ParamTable table = ParamTable::for_sequence_classification(inputs.config);
-  print_plan(options, inputs, plan_for(options, inputs, workers), table, workers, threads,
+  const ParamTable table = ParamTable::for_model(inputs.config);
+  print_plan(options, inputs, plan_for(options, inputs, workers), table, workers, threads, prepared.bf16,
              inputs.weights.empty() ? "random weights" : "weights from the model folder", out);
   fmt::print(out, "\nresolved configuration:\n{}", options_toml);
 }

@@ -18,13 +18,26 @@ using shmtrain::testing::write_file;
 using train::TrainOptions;
 
 TEST(TrainOptions, DefaultsAreHuggingFaces) {
-  const TrainOptions options;
+  TrainOptions options;
   EXPECT_DOUBLE_EQ(options.learning_rate, 5e-5);
   EXPECT_EQ(options.per_device_train_batch_size, 8);
   EXPECT_DOUBLE_EQ(options.num_train_epochs, 3.0);
   EXPECT_EQ(options.lr_scheduler_type, "linear");
   EXPECT_DOUBLE_EQ(options.max_grad_norm, 1.0);
   EXPECT_EQ(options.seed, 42);
+  EXPECT_FALSE(options.max_seq_length.has_value());
+  EXPECT_EQ(options.seq_length(), 128);  // run_glue.py's
+  // run_qa.py's: max_seq_length 384, doc_stride 128, n_best_size 20, max_answer_length 30.
+  TrainOptions squad;
+  squad.task_name = "squad";
+  EXPECT_TRUE(squad.question_answering());
+  EXPECT_EQ(squad.seq_length(), 384);
+  EXPECT_EQ(squad.doc_stride, 128);
+  EXPECT_EQ(squad.n_best_size, 20);
+  EXPECT_EQ(squad.max_answer_length, 30);
+  squad.max_seq_length = 256;
+  EXPECT_EQ(squad.seq_length(), 256);
+  resolve_task_defaults(options);
   EXPECT_EQ(options.max_seq_length, 128);
 }
 
@@ -108,6 +121,12 @@ TEST(TrainOptions, CrossOptionRulesNameTheOptions) {
   options.max_steps = 0;
   EXPECT_NE(error_of([&] { validate_train_options(options); }).find("max_steps must be a positive number"),
             std::string::npos);
+  options.max_steps = -1;
+  options.task_name = "squad";
+  options.max_seq_length = 128;
+  EXPECT_EQ(error_of([&] { validate_train_options(options); }),
+            "doc_stride 128 must be smaller than max_seq_length 128: consecutive windows of a context overlap by "
+            "doc_stride tokens");
 }
 
 TEST(TrainOptions, ResolvedConfigRoundTripsThroughTheConfigFile) {

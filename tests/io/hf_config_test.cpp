@@ -216,8 +216,18 @@ INSTANTIATE_TEST_SUITE_P(
                   "key 'hidden_act': must be a string, got integer"},
         BadConfig{"architectures_not_list", R"({"architectures": "BertModel"})",
                   "key 'architectures': must be a list of strings"},
-        BadConfig{"model_type_distilbert", R"({"model_type": "distilbert"})",
-                  "key 'model_type': is 'distilbert'; shmtrain reads BERT configs"},
+        BadConfig{"model_type_roberta", R"({"model_type": "roberta"})",
+                  "key 'model_type': is 'roberta'; shmtrain reads BERT (\"bert\") and DistilBERT"},
+        BadConfig{"distilbert_sinusoidal", R"({"model_type": "distilbert", "sinusoidal_pos_embds": true})",
+                  "key 'sinusoidal_pos_embds': is true: shmtrain implements learned position embeddings only"},
+        BadConfig{"distilbert_dim_as_string", R"({"model_type": "distilbert", "dim": "768"})",
+                  "key 'dim': must be an integer, got string"},
+        BadConfig{"distilbert_heads", R"({"model_type": "distilbert", "dim": 100})",
+                  "dim 100 is not a multiple of n_heads 12"},
+        BadConfig{"distilbert_activation", R"({"model_type": "distilbert", "activation": "relu"})",
+                  "activation 'relu' is not supported"},
+        BadConfig{"distilbert_qa_dropout", R"({"model_type": "distilbert", "qa_dropout": 1.5})",
+                  "qa_dropout must be in [0, 1), got 1.5"},
         BadConfig{"id2label_not_object", R"({"id2label": ["a", "b"]})", "key 'id2label': must be an object"},
         BadConfig{"id2label_bad_id", R"({"id2label": {"zero": "a"}})",
                   "key 'id2label': 'zero' is not a label id"},
@@ -245,6 +255,110 @@ INSTANTIATE_TEST_SUITE_P(
                   "hidden_size 100 is not a multiple of num_attention_heads 12"},
         BadConfig{"validate_activation", R"({"hidden_act": "relu"})", "hidden_act 'relu' is not supported"}),
     [](const ::testing::TestParamInfo<BadConfig>& param_info) { return param_info.param.label; });
+
+// distilbert-base-uncased's config.json as the hub holds it.
+constexpr const char* kDistilBertBase = R"({
+  "activation": "gelu",
+  "architectures": ["DistilBertForMaskedLM"],
+  "attention_dropout": 0.1,
+  "dim": 768,
+  "dropout": 0.1,
+  "hidden_dim": 3072,
+  "initializer_range": 0.02,
+  "max_position_embeddings": 512,
+  "model_type": "distilbert",
+  "n_heads": 12,
+  "n_layers": 6,
+  "pad_token_id": 0,
+  "qa_dropout": 0.1,
+  "seq_classif_dropout": 0.2,
+  "sinusoidal_pos_embds": false,
+  "tie_weights_": true,
+  "transformers_version": "4.10.0.dev0",
+  "vocab_size": 30522
+})";
+
+TEST(HfConfig, ReadsADistilBertConfigIntoTheSameFields) {
+  const BertConfig config = parse_hf_config(kDistilBertBase, "config.json");
+  EXPECT_TRUE(config.is_distilbert());
+  EXPECT_FALSE(config.has_token_types());
+  EXPECT_EQ(config.hidden_size, 768);
+  EXPECT_EQ(config.num_hidden_layers, 6);
+  EXPECT_EQ(config.num_attention_heads, 12);
+  EXPECT_EQ(config.intermediate_size, 3072);
+  EXPECT_EQ(config.hidden_act, "gelu");
+  EXPECT_EQ(config.hidden_dropout_prob, 0.1);
+  EXPECT_EQ(config.attention_probs_dropout_prob, 0.1);
+  EXPECT_EQ(config.seq_classif_dropout, 0.2);
+  EXPECT_EQ(config.qa_dropout, 0.1);
+  EXPECT_EQ(config.layer_norm_eps, 1e-12);
+  EXPECT_EQ(config.type_vocab_size, 0);
+  EXPECT_EQ(config.num_labels(), 2);
+  // DistilBertConfig's defaults: 6 layers, not BertConfig's 12.
+  EXPECT_EQ(parse_hf_config(R"({"model_type": "distilbert"})", "c").num_hidden_layers, 6);
+}
+
+TEST(HfConfig, WritesADistilBertConfigThatReadsBack) {
+  BertConfig config = parse_hf_config(kDistilBertBase, "config.json");
+  config.head = ModelHead::kQuestionAnswering;
+  config.architectures = {config.architecture()};
+  config.hidden_size = 64;
+  config.num_attention_heads = 2;
+  config.num_hidden_layers = 2;
+  config.intermediate_size = 128;
+  config.qa_dropout = 0.0;
+  const std::string expected = R"({
+  "activation": "gelu",
+  "architectures": [
+    "DistilBertForQuestionAnswering"
+  ],
+  "attention_dropout": 0.1,
+  "dim": 64,
+  "dropout": 0.1,
+  "hidden_dim": 128,
+  "id2label": {
+    "0": "LABEL_0",
+    "1": "LABEL_1"
+  },
+  "initializer_range": 0.02,
+  "label2id": {
+    "LABEL_0": 0,
+    "LABEL_1": 1
+  },
+  "max_position_embeddings": 512,
+  "model_type": "distilbert",
+  "n_heads": 2,
+  "n_layers": 2,
+  "pad_token_id": 0,
+  "qa_dropout": 0.0,
+  "seq_classif_dropout": 0.2,
+  "sinusoidal_pos_embds": false,
+  "torch_dtype": "float32",
+  "vocab_size": 30522
+}
+)";
+  const std::string text = hf_config_to_json(config);
+  EXPECT_EQ(text, expected);
+  BertConfig back = parse_hf_config(text, "config.json");
+  back.head = ModelHead::kQuestionAnswering;
+  expect_same(back, config);
+  EXPECT_EQ(back.seq_classif_dropout, config.seq_classif_dropout);
+  EXPECT_EQ(back.qa_dropout, config.qa_dropout);
+}
+
+TEST(HfConfig, ArchitectureNamesTheClassOfTheModelTypeAndHead) {
+  BertConfig config;
+  EXPECT_EQ(config.architecture(), "BertForSequenceClassification");
+  config.head = ModelHead::kQuestionAnswering;
+  EXPECT_EQ(config.architecture(), "BertForQuestionAnswering");
+  config = parse_hf_config(R"({"model_type": "distilbert"})", "c");
+  EXPECT_EQ(config.architecture(), "DistilBertForSequenceClassification");
+  config.head = ModelHead::kQuestionAnswering;
+  EXPECT_EQ(config.architecture(), "DistilBertForQuestionAnswering");
+  config.id2label = {"a", "b", "c"};
+  EXPECT_NE(shmtrain::testing::error_of([&] { config.validate("c"); }).find("question answering needs num_labels 2"),
+            std::string::npos);
+}
 
 TEST(HfConfig, MissingFileSaysSo) {
   shmtrain::testing::TempDir dir;

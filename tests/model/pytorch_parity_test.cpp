@@ -12,7 +12,7 @@
 #include "shmtrain/io/hf_config.hpp"
 #include "shmtrain/io/model_weights.hpp"
 #include "shmtrain/io/safetensors.hpp"
-#include "shmtrain/model/bert_classifier.hpp"
+#include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/optim/adamw.hpp"
 #include "shmtrain/optim/clip.hpp"
 #include "support/test_support.hpp"
@@ -62,7 +62,7 @@ TEST(PytorchParity, TwentyAdamWStepsReproduceLossesGradientsAndFinalWeights) {
   EXPECT_TRUE(report.initialized.empty());
   EXPECT_TRUE(report.unused.empty());
 
-  BertForSequenceClassification model(config, table, params, grads);
+  EncoderModel model(config, table, params, grads);
   AdamW adamw(table, {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
   const std::vector<Batch> batches = read_batches(config);
   const nlohmann::json ref = read_json(fixture() / "reference_losses.json");
@@ -106,7 +106,7 @@ TEST(PytorchParity, DeterministicRunToRun) {
     BertConfig with_dropout = config;
     with_dropout.hidden_dropout_prob = 0.1;
     with_dropout.attention_probs_dropout_prob = 0.1;
-    BertForSequenceClassification model(with_dropout, table, params, grads);
+    EncoderModel model(with_dropout, table, params, grads);
     std::vector<float> losses;
     for (std::uint64_t step = 0; step < 3; ++step) {
       std::fill(grads.begin(), grads.end(), 0.0f);

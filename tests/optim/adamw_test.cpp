@@ -85,5 +85,29 @@ TEST(AdamW, SlicesOfTheArenaUpdateExactlyAsTheWholeDoes) {
   EXPECT_EQ(parts[1].exp_avg()[5], m);
 }
 
+// --bf16: the copy written in the update's pass is the updated parameters rounded, and the
+// float update is the same as without it.
+TEST(AdamW, Bf16CopyIsWrittenInTheSamePass) {
+  const ParamTable table = ParamTable::for_sequence_classification(tiny_config());
+  HeapArenaAllocator heap;
+  const AdamWOptions options{0.9f, 0.999f, 1e-8f, 0.1f};
+  const auto n = static_cast<std::size_t>(table.count());
+  std::vector<float> plain(n), with_copy(n), g(n);
+  for (std::size_t i = 0; i < n; ++i) plain[i] = with_copy[i] = 0.03f * static_cast<float>(i % 29) - 0.4f;
+  std::vector<bf16> copy(n);
+  AdamW a(table, options, heap), b(table, options, heap);
+  for (int step = 1; step <= 2; ++step) {
+    for (std::size_t i = 0; i < n; ++i) g[i] = std::sin(0.07f * static_cast<float>(i) * static_cast<float>(step));
+    a.step(plain, g, 1e-2f);
+    b.step(with_copy, g, 1e-2f, copy);
+  }
+  EXPECT_EQ(with_copy, plain);
+  for (const ParamEntry& e : table.entries()) {  // the gaps between entries hold no parameter
+    for (std::int64_t i = e.offset; i < e.offset + e.size; ++i) {
+      ASSERT_EQ(copy[static_cast<std::size_t>(i)].bits, to_bf16(plain[static_cast<std::size_t>(i)]).bits) << e.name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace shmtrain

@@ -33,6 +33,24 @@ TEST(Gelu, ForwardAndBackwardOnRandomAndEdgeValues) {
   EXPECT_TRUE(testing::all_close(dx, naive::to_float(expected), 1e-5, 1e-4));
 }
 
+// --bf16: the same values, rounded once (the sizes cover whole vectors and a tail).
+TEST(Gelu, Bf16OutputsAreTheFloatOutputsRounded) {
+  for (std::size_t n : {std::size_t{16}, std::size_t{4096 + 7}}) {
+    const auto x = naive::to_float(naive::random_vec(n, 33, 3.0));
+    const auto dy = naive::to_float(naive::random_vec(n, 34));
+    std::vector<float> y(n), dx(n);
+    std::vector<bf16> y16(n), dx16(n);
+    gelu_forward(y.data(), x.data(), static_cast<std::int64_t>(n));
+    gelu_forward(y16.data(), x.data(), static_cast<std::int64_t>(n));
+    gelu_backward(dx.data(), dy.data(), x.data(), static_cast<std::int64_t>(n));
+    gelu_backward(dx16.data(), dy.data(), x.data(), static_cast<std::int64_t>(n));
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(y16[i].bits, to_bf16(y[i]).bits) << "forward at " << i;
+      ASSERT_EQ(dx16[i].bits, to_bf16(dx[i]).bits) << "backward at " << i;
+    }
+  }
+}
+
 TEST(Tanh, ForwardAndBackward) {
   const Vec x = naive::random_vec(37, 33, 2.0);
   const Vec dy = naive::random_vec(37, 34);

@@ -55,7 +55,9 @@ TEST_P(GemmShapes, MatchesNaiveLoopsForEveryTransposition) {
 INSTANTIATE_TEST_SUITE_P(Shapes, GemmShapes,
                          ::testing::Values(GemmCase{1, 1, 1}, GemmCase{1, 7, 3}, GemmCase{5, 1, 9},
                                            GemmCase{33, 17, 1}, GemmCase{130, 67, 31}, GemmCase{257, 64, 100},
-                                           GemmCase{64, 300, 48}, GemmCase{3, 4, 0}));
+                                           GemmCase{64, 300, 48}, GemmCase{3, 4, 0},
+                                           // inner dimension past 512: the OpenBLAS path (gemm.cpp)
+                                           GemmCase{40, 30, 600}));
 
 TEST(Gemm, SameBitsForOneAndTwoThreads) {
   const std::int64_t m = 512, n = 384, k = 96;

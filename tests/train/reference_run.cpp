@@ -11,9 +11,10 @@
 
 namespace shmtrain::testing {
 
-ReferenceRun write_reference_run(const TempDir& dir) {
+ReferenceRun write_reference_run(const TempDir& dir, const std::string& fixture_name) {
   ReferenceRun run;
-  const std::filesystem::path fixture = fixtures_dir() / "reference_tiny";
+  const std::filesystem::path fixture = fixtures_dir() / fixture_name;
+  const int vocab_size = nlohmann::json::parse(read_file(fixture / "config.json")).at("vocab_size");
   run.model = dir / "model";
   std::filesystem::create_directories(run.model);
   std::filesystem::copy_file(fixture / "config.json", run.model / "config.json");
@@ -21,7 +22,7 @@ ReferenceRun write_reference_run(const TempDir& dir) {
   // BERT's uncased layout: [PAD] 0, [UNK] 100, [CLS] 101, [SEP] 102, [MASK] 103 (the ids the
   // fixture's batches use), filler tokens elsewhere.
   std::string vocab;
-  for (int id = 0; id < 1000; ++id) {
+  for (int id = 0; id < vocab_size; ++id) {
     if (id == 0) vocab += "[PAD]\n";
     else if (id == 100) vocab += "[UNK]\n";
     else if (id == 101) vocab += "[CLS]\n";
@@ -45,7 +46,11 @@ ReferenceRun write_reference_run(const TempDir& dir) {
   }
   run.train_file = dir / "train.jsonl";
   write_file(run.train_file, rows);
-  const nlohmann::json reference = nlohmann::json::parse(read_file(fixture / "reference_losses.json"));
+  // reference_tiny's file is reference_losses.json; reference_heads' reference.json.
+  const std::filesystem::path losses = std::filesystem::exists(fixture / "reference_losses.json")
+                                           ? fixture / "reference_losses.json"
+                                           : fixture / "reference.json";
+  const nlohmann::json reference = nlohmann::json::parse(read_file(losses));
   run.losses = reference.at("losses").get<std::vector<double>>();
   return run;
 }

@@ -1,7 +1,8 @@
 #pragma once
-// The PyTorch reference fixture (tests/fixtures/reference_tiny) as a user's run would see it:
-// a model folder (config.json, model.safetensors and a vocab.txt of the fixture's 1000 ids)
-// and its 20 batches of 8 as pre-tokenized JSON Lines, in training order.
+// A PyTorch reference fixture (tests/fixtures/reference_tiny, or a classification model of
+// tests/fixtures/reference_heads) as a user's run would see it: a model folder (config.json,
+// model.safetensors and a vocab.txt of the fixture's vocab_size ids) and its 20 batches as
+// pre-tokenized JSON Lines, in training order.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -12,11 +13,12 @@ namespace shmtrain::testing {
 
 struct ReferenceRun {
   std::filesystem::path model;       // the model folder
-  std::filesystem::path train_file;  // 160 rows: batch i is rows 8i..8i+7
+  std::filesystem::path train_file;  // reference_tiny: 160 rows, batch i is rows 8i..8i+7
   std::vector<double> losses;        // PyTorch's loss at each of the 20 steps
 };
 
-ReferenceRun write_reference_run(const TempDir& dir);
+// `fixture`: a folder of tests/fixtures ("reference_heads/distilbert_cls").
+ReferenceRun write_reference_run(const TempDir& dir, const std::string& fixture = "reference_tiny");
 
 // The "loss" (or another key) of each record of a metrics.jsonl that has it, by step.
 std::vector<std::pair<long, double>> metric_by_step(const std::filesystem::path& metrics, const std::string& key);

@@ -32,6 +32,8 @@ struct TrainBenchOptions {
   int warmup = 1;                // untimed steps first (allocation, page faults, caches)
   bool shard_optimizer = false;  // as `train --shard_optimizer`
   bool overlap_exchange = true;  // false: one all-reduce after backward instead of buckets during it
+  bool bf16 = false;             // as `train --bf16`
+  bool bf16_grads = false;       // as `train --ddp_bf16_grads`
 };
 
 // Medians over the timed steps. A step's time is the slowest worker's (the step ends in a

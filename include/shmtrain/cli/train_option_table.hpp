@@ -20,7 +20,8 @@ namespace shmtrain::cli {
 // option's type.
 using OptionValue = std::variant<bool, std::int64_t, double, std::string>;
 
-enum class OptionType { kBool, kInt, kFloat, kString, kPath };
+// kSwitch: a boolean that also takes "auto" (--bf16); a bare --flag means true.
+enum class OptionType { kBool, kSwitch, kInt, kFloat, kString, kPath };
 
 struct OptionSpec {
   std::string name;
@@ -49,8 +50,12 @@ OptionValue parse_option_text(const OptionSpec& spec, std::string_view text);
 // unknown key, a table where a value belongs, or a value of the wrong type.
 void apply_config_file(const std::filesystem::path& path, train::TrainOptions& options);
 
-// Checks rules between options (a data source given, warmup_ratio in [0, 1], ...) after all
-// sources were applied. Throws InputError naming the options.
+// Sets the options left unset whose default depends on another option, after all sources
+// were applied: max_seq_length (128, or run_qa.py's 384 for --task_name squad).
+void resolve_task_defaults(train::TrainOptions& options);
+
+// Checks rules between options (a data source given, warmup_ratio in [0, 1], doc_stride below
+// max_seq_length, ...) after all sources were applied. Throws InputError naming the options.
 void validate_train_options(const train::TrainOptions& options);
 
 // The resolved options as TOML, grouped and in table order; unset optionals are left out.

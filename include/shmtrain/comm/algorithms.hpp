@@ -23,6 +23,10 @@ using BlockStage = std::function<void(std::span<float> block)>;
 // between (once per slice through the slots).
 void allreduce_reduce_scatter(ShmTransport& transport, std::span<float> data, ReduceOp op,
                               const BlockStage& stage = {});
+// The same pass over bf16 buffers, summed in float and rounded once. REQUIRES: every rank's
+// buffer lives in the arena (the zero-copy case); returns false, having moved nothing, when
+// one does not (the caller then falls back to moving floats).
+bool allreduce_bf16_reduce_scatter(ShmTransport& transport, std::span<bf16> data, ReduceOp op);
 void broadcast_staged(ShmTransport& transport, std::span<float> data, int root);
 void allgather_staged(ShmTransport& transport, std::span<const float> input, std::span<float> output);
 void reduce_scatter_staged(ShmTransport& transport, std::span<const float> input, std::span<float> output, ReduceOp op);

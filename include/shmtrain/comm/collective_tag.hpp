@@ -8,7 +8,7 @@
 
 namespace shmtrain::comm {
 
-enum class Collective : std::uint8_t { barrier = 1, allreduce, broadcast, allgather, reduce_scatter };
+enum class Collective : std::uint8_t { barrier = 1, allreduce, broadcast, allgather, reduce_scatter, allreduce_bf16 };
 
 // count is kept modulo 2^40, root modulo 2^12: enough to tell real calls apart.
 std::uint64_t make_tag(Collective collective, std::size_t count, ReduceOp op = ReduceOp::sum, int root = 0);

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/tensor/bf16.hpp"
 
 namespace shmtrain::comm {
 
@@ -42,6 +43,10 @@ class Communicator {
 
   // In place: data becomes op over every rank's data.
   virtual void allreduce(std::span<float> data, ReduceOp op) = 0;
+  // The same for bf16 values (--ddp_bf16_grads: half the bytes to move): summed in float, in
+  // rank order, rounded once to bf16. This default moves floats (converts, allreduce(),
+  // rounds); a transport that can move bf16 overrides it.
+  virtual void allreduce_bf16(std::span<bf16> data, ReduceOp op);
   // data on every rank becomes root's data. REQUIRES: 0 <= root < size().
   virtual void broadcast(std::span<float> data, int root) = 0;
   virtual void barrier() = 0;

@@ -17,6 +17,10 @@
 // must not run collectives between start() and finish(). Its reductions run in their own
 // one-thread oneTBB arena, so they neither wait behind nor steal the compute threads' tasks.
 // An error in the exchange (a dead peer) is rethrown by finish().
+//
+// With a bf16 `wire` (--ddp_bf16_grads; n values, ideally from comm.allocate so peers read it
+// in place) each bucket is rounded to bf16 there, all-reduced as bf16 (summed in float,
+// rounded once) and written back to the buffer as floats.
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -32,7 +36,8 @@ namespace shmtrain::comm {
 
 class OverlappedAllreduce {
  public:
-  OverlappedAllreduce(Communicator& comm, std::span<float> buffer, ReduceOp op, std::size_t min_bucket);
+  OverlappedAllreduce(Communicator& comm, std::span<float> buffer, ReduceOp op, std::size_t min_bucket,
+                      std::span<bf16> wire = {});
   ~OverlappedAllreduce();  // stops and joins the exchange thread
   OverlappedAllreduce(const OverlappedAllreduce&) = delete;
   OverlappedAllreduce& operator=(const OverlappedAllreduce&) = delete;
@@ -46,9 +51,11 @@ class OverlappedAllreduce {
  private:
   void run();
   void push(std::size_t begin, std::size_t end);  // REQUIRES: mutex_ held
+  void reduce_bucket(std::size_t begin, std::size_t end);
 
   Communicator& comm_;
   std::span<float> buffer_;
+  std::span<bf16> wire_;
   ReduceOp op_;
   std::size_t min_bucket_;
   std::size_t handed_from_ = 0;  // buffer[handed_from_, n) is queued or reduced this round

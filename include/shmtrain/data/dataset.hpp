@@ -16,7 +16,12 @@ struct Example {
   std::vector<std::int32_t> attention_mask;  // (T_i)
   std::int32_t label = -1;                   // class id (classification)
   float target = 0.0f;                       // regression target (LabelSet::regression)
+  std::int32_t start_position = 0;           // question answering: the answer's first token
+  std::int32_t end_position = 0;             // and its last ([CLS], 0, when not in the row)
 };
+
+// What a dataset's rows teach the model: a class, a regression target, or an answer span.
+enum class Target { kClass, kRegression, kSpan };
 
 struct Dataset {
   std::string source;  // the file read, for messages

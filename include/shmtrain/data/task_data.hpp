@@ -26,8 +26,14 @@
 // labels (integers numerically, anything else as text), and a validation label outside them
 // is an error. The train file is read for its labels even when only evaluating.
 //
+// Question answering (--task_name squad, run_qa.py's task): SQuAD v1.1 JSON files
+// (data/squad.hpp), --train_file and --validation_file, or --data_dir holding SQuAD's
+// train-v1.1.json and dev-v1.1.json; each question becomes one row per context window
+// (data/qa_features.hpp).
+//
 // Every problem is an InputError "FILE:LINE: problem" (LINE 1-based, the physical line;
-// for a CSV record spanning lines, the line where it starts), or "FILE: problem".
+// for a CSV record spanning lines, the line where it starts), "FILE: JSON.PATH: problem" for
+// SQuAD files, or "FILE: problem".
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -35,25 +41,33 @@
 #include <vector>
 
 #include "shmtrain/data/dataset.hpp"
+#include "shmtrain/data/qa_features.hpp"
 #include "shmtrain/text/bert_tokenizer.hpp"
 
 namespace shmtrain::data {
 
 struct DataOptions {
-  std::string task_name;             // "" (custom files) or mrpc|sst2|qqp|qnli|rte|cola|stsb|mnli
+  std::string task_name;             // "" (custom files), mrpc|sst2|qqp|qnli|rte|cola|stsb|mnli, or squad
   std::filesystem::path data_dir;    // with task_name: GLUE's distributed TSV folder
   std::filesystem::path train_file;  // custom files (run_glue's --train_file/--validation_file)
   std::filesystem::path validation_file;
   std::size_t max_seq_length = 128;
   std::optional<std::size_t> max_train_samples;  // keep the first N rows (run_glue's options)
   std::optional<std::size_t> max_eval_samples;
+  std::size_t doc_stride = 128;  // squad: overlap of a context's windows, in tokens (run_qa's)
 };
 
 struct TaskData {
-  std::string task_name;  // lower-cased GLUE task, "" for custom files (selects metrics)
-  LabelSet labels;
-  std::optional<Dataset> train;       // loaded when need_train
+  std::string task_name;  // lower-cased GLUE task, "squad", "" for custom files (selects metrics)
+  LabelSet labels;        // empty for squad
+  std::optional<Dataset> train;       // loaded when need_train (squad: one row per window)
   std::optional<Dataset> validation;  // loaded when need_eval
+  std::optional<SquadWindows> squad_validation;  // squad with need_eval: the validation rows' text
+
+  bool question_answering() const { return task_name == "squad"; }
+  Target target() const {
+    return question_answering() ? Target::kSpan : labels.regression ? Target::kRegression : Target::kClass;
+  }
 };
 
 // Reads and tokenizes (truncation longest_first to max_seq_length, no padding) the files.

@@ -1,7 +1,8 @@
 #pragma once
 // Hugging Face config.json <-> BertConfig. Keys, defaults and layout follow transformers'
-// BertConfig / PretrainedConfig, so a folder written by shmtrain loads with
-// `AutoModelForSequenceClassification.from_pretrained(dir)` and the other way round.
+// BertConfig / DistilBertConfig / PretrainedConfig, so a folder written by shmtrain loads with
+// `AutoModelForSequenceClassification.from_pretrained(dir)` (or ...ForQuestionAnswering) and
+// the other way round.
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -19,9 +20,13 @@ namespace shmtrain::io {
 //     present, must be its inverse; without id2label, label2id or num_labels gives the labels
 //     (num_labels n -> "LABEL_0".."LABEL_<n-1>", as transformers does); num_labels beside
 //     id2label must agree with it;
-//   - model_type, when present, must be "bert"; classifier_dropout must be null or equal to
-//     hidden_dropout_prob (shmtrain's head uses hidden_dropout_prob, and silently training
-//     with another rate than the config says would be wrong);
+//   - model_type, when present, must be "bert" or "distilbert"; a DistilBERT config is read
+//     from DistilBertConfig's keys (dim, n_layers, n_heads, hidden_dim, activation, dropout,
+//     attention_dropout, seq_classif_dropout, qa_dropout, ...; model/bert_config.hpp) with its
+//     defaults, and sinusoidal_pos_embds true is refused (not implemented);
+//   - BERT: classifier_dropout must be null or equal to hidden_dropout_prob (shmtrain's head
+//     uses hidden_dropout_prob, and silently training with another rate than the config says
+//     would be wrong);
 //   - problem_type: null, "regression", "single_label_classification" or
 //     "multi_label_classification" (as transformers checks);
 // then BertConfig::validate. Throws InputError "<path>: ..." when the file is missing or
@@ -31,8 +36,9 @@ BertConfig read_hf_config(const std::filesystem::path& path);
 BertConfig parse_hf_config(std::string_view json_text, const std::string& source);
 
 // config.json text as transformers' save_pretrained writes it: keys sorted, indent 2, ASCII
-// only, trailing newline; architectures, model_type, every BertConfig field, classifier_dropout
-// null, use_cache true, torch_dtype "float32", id2label / label2id, problem_type when set and
+// only, trailing newline; architectures, model_type, every BertConfig field (DistilBERT: every
+// DistilBertConfig field, sinusoidal_pos_embds false), classifier_dropout null and use_cache
+// true (BERT), torch_dtype "float32", id2label / label2id, problem_type when set and
 // transformers_version when given.
 // REQUIRES: config.validate() passes and label names are distinct (label2id must invert id2label).
 std::string hf_config_to_json(const BertConfig& config, std::string_view transformers_version = {});

@@ -1,8 +1,8 @@
 #pragma once
 // Hugging Face weights <-> the parameter arena. Loading maps every ParamTable entry to the
-// tensor of the same name in model.safetensors (also accepting a BertModel checkpoint's names
-// without the "bert." prefix, and the old LayerNorm gamma/beta names, as transformers does);
-// saving writes the arena back under HF's names.
+// tensor of the same name in model.safetensors (also accepting a BertModel / DistilBertModel
+// checkpoint's names without the "bert." / "distilbert." prefix, and the old LayerNorm
+// gamma/beta names, as transformers does); saving writes the arena back under HF's names.
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -19,8 +19,9 @@ struct WeightsLoadReport {
   std::vector<std::string> unused;       // in the file, not in the model (pre-training heads, ...)
 };
 
-// Loads `path` into params. Tensors of the classification head (pooler is not: it is part of
-// BertModel) that the file lacks are initialised as HF does and listed in the report; any
+// Loads `path` into params. Tensors of the task head (classifier, DistilBERT's
+// pre_classifier, qa_outputs; BERT's pooler is not: it is part of BertModel) that the file
+// lacks are initialised as HF does and listed in the report; any
 // other missing tensor, or a tensor whose shape disagrees with the table (from config.json),
 // is an InputError naming the tensor and both shapes.
 WeightsLoadReport load_model_weights(const std::filesystem::path& path, const ParamTable& table,

@@ -12,13 +12,16 @@ struct Batch {
   std::int64_t batch = 0;
   std::int64_t seq = 0;
   std::vector<std::int32_t> input_ids;       // (B, T)
-  std::vector<std::int32_t> token_type_ids;  // (B, T)
+  std::vector<std::int32_t> token_type_ids;  // (B, T); ignored by models without token types
   std::vector<std::int32_t> attention_mask;  // (B, T): 1 token, 0 padding
   std::vector<std::int32_t> labels;          // (B) class ids, classification heads
   std::vector<float> targets;                // (B) regression targets (num_labels == 1)
+  std::vector<std::int32_t> start_positions;  // (B) question answering: the answer's first token
+  std::vector<std::int32_t> end_positions;    // (B) and its last token (both 0, [CLS], when absent)
 
   // Throws InputError naming `source` and the first bad value: sizes, ids outside the
-  // vocabulary, token types, sequence longer than the position table, labels out of range.
+  // vocabulary, token types (models that have them), sequence longer than the position
+  // table, labels or answer positions out of range.
   void validate(const BertConfig& config, const std::string& source) const;
 };
 

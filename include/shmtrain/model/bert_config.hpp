@@ -1,6 +1,10 @@
 #pragma once
-// The architecture hyper-parameters of a BERT-class model, as Hugging Face's BertConfig /
-// config.json names them. io/hf_config.hpp reads and writes config.json into this struct.
+// The architecture hyper-parameters of a BERT-class model. Field names are Hugging Face's
+// BertConfig / config.json names; a DistilBERT config (model_type "distilbert") fills the same
+// fields from DistilBertConfig's keys (dim -> hidden_size, n_layers -> num_hidden_layers,
+// n_heads -> num_attention_heads, hidden_dim -> intermediate_size, activation -> hidden_act,
+// dropout -> hidden_dropout_prob, attention_dropout -> attention_probs_dropout_prob) and has
+// no token types (type_vocab_size 0). io/hf_config.hpp reads and writes config.json.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -8,8 +12,12 @@
 
 namespace shmtrain {
 
+// The task head on the encoder, as the script picks its AutoModelFor... class: run_glue's
+// sequence classification or run_qa's extractive question answering.
+enum class ModelHead { kSequenceClassification, kQuestionAnswering };
+
 struct BertConfig {
-  std::string model_type = "bert";
+  std::string model_type = "bert";  // "bert" or "distilbert"
   std::vector<std::string> architectures = {"BertForSequenceClassification"};
   std::int64_t vocab_size = 30522;
   std::int64_t hidden_size = 768;
@@ -20,18 +28,34 @@ struct BertConfig {
   double hidden_dropout_prob = 0.1;
   double attention_probs_dropout_prob = 0.1;
   std::int64_t max_position_embeddings = 512;
-  std::int64_t type_vocab_size = 2;
+  std::int64_t type_vocab_size = 2;  // 0: no token type embeddings (DistilBERT)
   double initializer_range = 0.02;
   double layer_norm_eps = 1e-12;
   std::int64_t pad_token_id = 0;
   std::string position_embedding_type = "absolute";  // the only one supported
   std::string problem_type;                          // "", "regression", "single_label_classification"
   // Classification head: label names by id. num_labels() == id2label.size(); 1 = regression.
+  // The question-answering head has num_labels() == 2 outputs (start, end).
   std::vector<std::string> id2label = {"LABEL_0", "LABEL_1"};
+  // DistilBERT's head dropouts (DistilBertConfig): before the classifier, before qa_outputs.
+  // BERT's classifier uses hidden_dropout_prob; BertForQuestionAnswering has no dropout.
+  double seq_classif_dropout = 0.2;
+  double qa_dropout = 0.1;
+  // Chosen by the run (the task), not by config.json: HF's scripts load any checkpoint into
+  // the head class they need. architectures records it when the model is written.
+  ModelHead head = ModelHead::kSequenceClassification;
 
   std::int64_t num_labels() const { return static_cast<std::int64_t>(id2label.size()); }
   std::int64_t head_dim() const { return hidden_size / num_attention_heads; }
-  bool is_regression() const { return num_labels() == 1; }
+  bool is_regression() const { return head == ModelHead::kSequenceClassification && num_labels() == 1; }
+  bool is_distilbert() const { return model_type == "distilbert"; }
+  bool has_token_types() const { return type_vocab_size > 0; }
+  // The transformers class of this model type and head: "BertForSequenceClassification",
+  // "BertForQuestionAnswering", "DistilBertForSequenceClassification",
+  // "DistilBertForQuestionAnswering".
+  std::string architecture() const;
+  // The state_dict prefix of the encoder: "bert." or "distilbert.".
+  std::string base_prefix() const { return is_distilbert() ? "distilbert." : "bert."; }
 
   // REQUIRES nothing; throws InputError naming the key when a value is out of range or two
   // values disagree (hidden_size not divisible by num_attention_heads, ...). `source` names

@@ -1,14 +1,21 @@
 #pragma once
-// One BERT encoder layer (Hugging Face BertLayer, post-LayerNorm):
+// One BERT encoder layer (Hugging Face BertLayer, post-LayerNorm; DistilBERT's TransformerBlock
+// is the same computation under other names, without the first dropout):
 //   qkv  = x W_qkv^T + b_qkv                      (B*T, 3H)  fused query/key/value
 //   ctx  = attention(qkv, mask)                   (B*T, H)
-//   a    = LN1(dropout(ctx W_ao^T + b_ao) + x)    (B*T, H)
+//   a    = LN1(dropout(ctx W_ao^T + b_ao) + x)    (B*T, H)  dropout at attention_output_p
 //   g    = gelu(a W_i^T + b_i)                    (B*T, I)
 //   y    = LN2(dropout(g W_o^T + b_o) + a)        (B*T, H)
 // The backward is the forward's calls in reverse; gradients accumulate into the grad arena.
+//
+// With bf16 weights (--bf16, torch.autocast semantics) the four linears and the two attention
+// products take bf16 inputs and accumulate in float; LayerNorm, softmax, GELU, dropout and
+// the residual sums stay in float. What feeds only GEMMs is kept in bf16 (qkv, ctx, the GELU
+// output, the gradients entering each linear's backward); the parameter gradients are float.
 #include <cstdint>
 #include <vector>
 
+#include "shmtrain/tensor/bf16.hpp"
 #include "shmtrain/tensor/dropout.hpp"
 
 namespace shmtrain {
@@ -19,29 +26,43 @@ struct LayerDims {
   std::int64_t tokens() const { return batch * seq; }
 };
 
-// Pointers into the parameter (or gradient) arena for one layer.
+// The bf16 copies of a layer's four weight matrices (the model's bf16 arena).
+struct LayerWeightsBf16 {
+  const bf16 *qkv_w = nullptr, *attn_out_w = nullptr, *inter_w = nullptr, *out_w = nullptr;
+};
+
+// Pointers into the parameter (or gradient) arena for one layer; a layer whose weights carry
+// bf16 copies (weights16 set) runs in bf16.
 struct LayerParams {
   float *qkv_w, *qkv_b, *attn_out_w, *attn_out_b, *ln1_w, *ln1_b;
   float *inter_w, *inter_b, *out_w, *out_b, *ln2_w, *ln2_b;
+  LayerWeightsBf16 weights16{};
+  bool uses_bf16() const { return weights16.qkv_w != nullptr; }
 };
 
 struct LayerDropout {
-  float hidden_p = 0.0f;
-  float attention_p = 0.0f;
+  float hidden_p = 0.0f;            // after the output dense
+  float attention_p = 0.0f;         // on the attention probabilities
+  // After the attention's output dense: BERT's hidden_dropout_prob; 0 for DistilBERT, whose
+  // MultiHeadSelfAttention.out_lin has no dropout.
+  float attention_output_p = 0.0f;
   DropoutKey attention, attention_output, output;
 };
 
-// Activations kept from forward for backward.
+// Activations kept from forward for backward. In bf16 the float qkv, ctx and inter_act stay
+// empty and their bf16 forms (with the layer's input, x16, and ln1_out16) are kept instead.
 struct LayerCache {
   std::vector<float> qkv, probs, ctx, res1, ln1_out, ln1_mean, ln1_rstd;
   std::vector<float> inter_pre, inter_act, res2, ln2_out, ln2_mean, ln2_rstd;
-  void resize(const LayerDims& d);
+  std::vector<bf16> x16, qkv16, ctx16, ln1_out16, inter_act16;
+  void resize(const LayerDims& d, bool use_bf16);
 };
 
 // Gradient scratch shared by all layers of a model (only one layer runs backward at a time).
 struct LayerScratch {
   std::vector<float> t1, t2, t3, inter, qkv;
-  void resize(const LayerDims& d);
+  std::vector<bf16> h16, inter16, qkv16;
+  void resize(const LayerDims& d, bool use_bf16);
 };
 
 // x (B*T, H) -> cache.ln2_out (B*T, H). mask_add (B, T).

@@ -1,7 +1,8 @@
 #pragma once
-// Parameter initialisation as Hugging Face's BertPreTrainedModel._init_weights: Linear and
-// Embedding weights ~ Normal(0, initializer_range), biases 0, the padding row of the word
-// embeddings 0, LayerNorm weight 1 and bias 0.
+// Parameter initialisation as Hugging Face's BertPreTrainedModel._init_weights (and
+// DistilBertPreTrainedModel's, the same rules): Linear and Embedding weights ~
+// Normal(0, initializer_range), biases 0, the padding row of the word embeddings 0, LayerNorm
+// weight 1 and bias 0.
 #include <cstdint>
 #include <span>
 

@@ -1,12 +1,19 @@
 #pragma once
 // The one deterministic name -> (offset, shape) table from which the parameter, gradient and
 // optimizer-state arenas are laid out (all three share it). Names are Hugging Face's
-// (BertForSequenceClassification state_dict keys), so checkpoints map one to one.
+// state_dict keys of the model's class (config.architecture()), so checkpoints map one to one:
+//   BertForSequenceClassification        bert.{embeddings, encoder.layer.N}.*, bert.pooler.dense.*,
+//                                        classifier.*
+//   BertForQuestionAnswering             bert.{embeddings, encoder.layer.N}.*, qa_outputs.* (no pooler)
+//   DistilBertForSequenceClassification  distilbert.{embeddings, transformer.layer.N}.*,
+//                                        pre_classifier.*, classifier.*
+//   DistilBertForQuestionAnswering       distilbert.{embeddings, transformer.layer.N}.*, qa_outputs.*
 //
-// Order: embeddings, then each encoder layer, then pooler and classifier, so the last layers'
-// gradients sit at the end of the arena (the exchange reduces buckets from the end while
-// backward still runs). Inside a layer, query/key/value weights are adjacent, and so are
-// their biases: together they are the (3H, H) weight and (3H) bias of one fused Q/K/V linear.
+// Order: embeddings, then each encoder layer, then the head, so the last layers' gradients
+// sit at the end of the arena (the exchange reduces buckets from the end while backward still
+// runs, and the model's backward finishes them in that order). Inside a layer, the
+// query/key/value weights (DistilBERT: q_lin/k_lin/v_lin) are adjacent, and so are their
+// biases: together they are the (3H, H) weight and (3H) bias of one fused Q/K/V linear.
 // Other entries start on a 64-byte boundary.
 #include <cstdint>
 #include <string>
@@ -27,6 +34,10 @@ struct ParamEntry {
 
 class ParamTable {
  public:
+  // The layout of config's model type and head (config.head).
+  static ParamTable for_model(const BertConfig& config);
+  // The layout of config's model type with the sequence-classification head, whatever
+  // config.head says (benchmarks and tests of the classifier).
   static ParamTable for_sequence_classification(const BertConfig& config);
 
   const std::vector<ParamEntry>& entries() const { return entries_; }
@@ -46,7 +57,13 @@ class ParamTable {
   std::int64_t count_ = 0;
 };
 
-// The HF Trainer's rule: no weight decay for names ending in "bias" or containing "LayerNorm".
+// A LayerNorm module's parameter: BERT's "...LayerNorm.weight", DistilBERT's
+// "...sa_layer_norm.weight" / "...output_layer_norm.weight" (and their biases).
+bool is_layer_norm_parameter(std::string_view name);
+
+// The HF Trainer's rule (get_decay_parameter_names): no weight decay for biases and for the
+// parameters of LayerNorm modules (found by module type, so DistilBERT's sa_layer_norm and
+// output_layer_norm count).
 bool hf_decays(std::string_view name);
 
 }  // namespace shmtrain

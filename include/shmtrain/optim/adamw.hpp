@@ -12,6 +12,7 @@
 
 #include "shmtrain/model/param_table.hpp"
 #include "shmtrain/tensor/allocator.hpp"
+#include "shmtrain/tensor/bf16.hpp"
 
 namespace shmtrain {
 
@@ -39,8 +40,10 @@ class AdamW {
         std::int64_t end);
 
   // One update of the range's parameters at learning rate lr; increments step_count().
-  // REQUIRES: params and grads hold the range's end - begin floats.
-  void step(std::span<float> params, std::span<const float> grads, float lr);
+  // params16 (--bf16), when given, receives the updated parameters rounded to bf16 in the same
+  // pass, while they are still in cache. REQUIRES: params and grads (and params16 when not
+  // empty) hold the range's end - begin values.
+  void step(std::span<float> params, std::span<const float> grads, float lr, std::span<bf16> params16 = {});
 
   std::int64_t begin() const { return begin_; }
   std::int64_t end() const { return end_; }

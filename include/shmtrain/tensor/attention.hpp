@@ -7,6 +7,7 @@
 // columns [h * head_dim, (h + 1) * head_dim) of each third.
 #include <cstdint>
 
+#include "shmtrain/tensor/bf16.hpp"
 #include "shmtrain/tensor/dropout.hpp"
 
 namespace shmtrain {
@@ -31,6 +32,14 @@ void attention_forward(float* out, float* probs, const float* qkv, const float* 
 
 // dqkv (B, T, 3H) overwritten from dout (B, T, H); qkv, probs and dropout as in forward.
 void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* probs,
+                        const AttentionShape& shape, const AttentionDropout& dropout);
+
+// --bf16: the two products per (batch, head) take bf16 inputs and accumulate in float; the
+// softmax, its cache and its backward stay in float. out and dqkv are rounded once to bf16
+// (they only feed bf16 GEMMs).
+void attention_forward(bf16* out, float* probs, const bf16* qkv, const float* mask_add, const AttentionShape& shape,
+                       const AttentionDropout& dropout);
+void attention_backward(bf16* dqkv, const bf16* dout, const bf16* qkv, const float* probs,
                         const AttentionShape& shape, const AttentionDropout& dropout);
 
 }  // namespace shmtrain

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "shmtrain/tensor/bf16.hpp"
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
@@ -46,7 +48,8 @@ void reduce_rows(float* out, std::int64_t rows, std::int64_t width, const Body& 
   }
 }
 
-// out[c] += sum_r x[r, c] for x (rows, cols).
+// out[c] += sum_r x[r, c] for x (rows, cols); the bf16 form sums in float.
 void accumulate_column_sums(float* out, const float* x, std::int64_t rows, std::int64_t cols);
+void accumulate_column_sums(float* out, const bf16* x, std::int64_t rows, std::int64_t cols);
 
 }  // namespace shmtrain

@@ -33,6 +33,14 @@ struct NormalizerOptions {
   bool strips_accents() const { return strip_accents.value_or(lowercase); }
 };
 
+// A span of the input text in code points (Python str indices, as Hugging Face's
+// offset_mapping counts them): [begin, end).
+struct CharSpan {
+  std::uint32_t begin = 0;
+  std::uint32_t end = 0;
+  bool operator==(const CharSpan&) const = default;
+};
+
 // Words back to back in one buffer, so that splitting a text allocates per text, not per
 // character or word. The buffer is reused across texts by clear().
 struct WordList {
@@ -43,10 +51,14 @@ struct WordList {
   };
   std::string bytes;
   std::vector<Word> words;
+  // Filled by split_with_sources only: for each byte of `bytes`, the input character it came
+  // from (lower-casing and NFD may turn one character into several; all point back to it).
+  std::vector<CharSpan> sources;
 
   void clear() {
     bytes.clear();
     words.clear();
+    sources.clear();
   }
   std::string_view text(const Word& word) const { return {bytes.data() + word.offset, word.size}; }
 };
@@ -58,6 +70,11 @@ class BasicTokenizer {
   // Appends the words of `text` to `out`. Throws InputError when `text` is not valid UTF-8,
   // naming the byte offset within `text`.
   void split(std::string_view text, WordList& out) const;
+
+  // split() that also records out.sources, in code points of `text`: the alignment of
+  // tokenizers' NormalizedString (a character made by NFD or lower-casing maps to the
+  // character it came from; removed characters map nowhere).
+  void split_with_sources(std::string_view text, WordList& out) const;
 
   // The words of `text` as strings: for tests and tools; the hot path uses the WordList form.
   std::vector<std::string> split(std::string_view text) const;

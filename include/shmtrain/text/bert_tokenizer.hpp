@@ -62,6 +62,14 @@ class BertTokenizer {
   // "<what>: invalid UTF-8 at byte N ...".
   void tokenize(std::string_view text, std::vector<std::int32_t>& ids, std::string_view what = "text") const;
 
+  // tokenize() that also appends each id's span of `text` to `offsets`, in code points, as
+  // BertTokenizerFast's return_offsets_mapping gives them: a WordPiece piece spans the input
+  // characters its normalised characters came from (so "Café" -> "cafe" spans 4 characters,
+  // and an accent stripped from "e" + U+0301 is outside the span); [UNK] spans its word; a
+  // special token written in the text spans itself.
+  void tokenize_with_offsets(std::string_view text, std::vector<std::int32_t>& ids, std::vector<CharSpan>& offsets,
+                             std::string_view what = "text") const;
+
   // Encodes text_a, or the pair (text_a, text_b), into `out` (its buffers are reused).
   // Throws InputError for invalid UTF-8 (naming text_a or text_b and the byte offset), for
   // max_seq_length below the special tokens' count (2, or 3 for a pair), and for

@@ -47,6 +47,13 @@ inline std::size_t decode_utf8(std::string_view text, std::size_t pos, char32_t&
 // True for the bytes 10xxxxxx that continue a multi-byte character.
 inline bool is_utf8_continuation(char byte) { return (static_cast<unsigned char>(byte) & 0xC0) == 0x80; }
 
+// Code points in valid UTF-8 `text` (Python's len() of the decoded str).
+inline std::size_t count_code_points(std::string_view text) {
+  std::size_t count = 0;
+  for (const char byte : text) count += is_utf8_continuation(byte) ? 0 : 1;
+  return count;
+}
+
 // Byte offset of the first invalid sequence in `text`, or std::string_view::npos.
 std::size_t find_invalid_utf8(std::string_view text);
 

@@ -25,9 +25,17 @@ class WordPiece {
   WordPiece(std::shared_ptr<const Vocab> vocab, std::int32_t unk_id,
             std::size_t max_input_chars_per_word = kDefaultMaxInputCharsPerWord);
 
-  // Appends the ids of `word` to `ids`. `chars` is the word's length in code points.
+  // A piece's bytes within the word: [begin, end). [UNK] covers the whole word.
+  struct PieceSpan {
+    std::uint32_t begin;
+    std::uint32_t end;
+  };
+
+  // Appends the ids of `word` to `ids` and, when `spans` is given, each id's bytes in the word
+  // to `spans`. `chars` is the word's length in code points.
   // REQUIRES: word is non-empty valid UTF-8 without whitespace.
-  void tokenize(std::string_view word, std::size_t chars, std::vector<std::int32_t>& ids) const;
+  void tokenize(std::string_view word, std::size_t chars, std::vector<std::int32_t>& ids,
+                std::vector<PieceSpan>* spans = nullptr) const;
 
   std::int32_t unk_id() const { return unk_id_; }
 

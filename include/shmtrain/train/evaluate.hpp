@@ -10,7 +10,7 @@
 
 #include "shmtrain/comm/communicator.hpp"
 #include "shmtrain/data/dataset.hpp"
-#include "shmtrain/model/bert_classifier.hpp"
+#include "shmtrain/model/encoder_model.hpp"
 
 namespace shmtrain::train {
 
@@ -30,7 +30,7 @@ struct EvalResult {
   double seconds = 0;
 };
 
-EvalResult evaluate(BertForSequenceClassification& model, const data::Dataset& dataset, const EvalSettings& settings,
+EvalResult evaluate(EncoderModel& model, const data::Dataset& dataset, const EvalSettings& settings,
                     comm::Communicator& comm);
 
 }  // namespace shmtrain::train

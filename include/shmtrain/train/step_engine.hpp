@@ -22,7 +22,7 @@
 #include "shmtrain/comm/communicator.hpp"
 #include "shmtrain/comm/overlapped_allreduce.hpp"
 #include "shmtrain/model/batch.hpp"
-#include "shmtrain/model/bert_classifier.hpp"
+#include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/model/param_table.hpp"
 #include "shmtrain/optim/adamw.hpp"
@@ -37,6 +37,12 @@ struct EngineOptions {
   // while backward still runs (comm/overlapped_allreduce.hpp); false: one all-reduce after it.
   bool overlap_exchange = true;
   std::size_t bucket_floats = std::size_t{1} << 20;  // smallest bucket: 4 MiB
+  // --bf16: the model's GEMMs read a bf16 copy of the parameters, refreshed after every
+  // update (the float parameters stay the master copy AdamW updates).
+  bool bf16 = false;
+  // --ddp_bf16_grads (replicated only): the gradients cross between workers as bf16, summed in
+  // float and rounded once; the optimizer still gets float gradients.
+  bool bf16_grads = false;
 };
 
 // Seconds per phase; exchange is what the step waited for the exchange (not hidden behind
@@ -65,10 +71,11 @@ class StepEngine {
 
   // table.count() floats: initialise or load here, then call sync_parameters().
   std::span<float> params() { return std::span(params_).first(count_); }
-  // Collective: every worker takes rank 0's parameters, so that all start identical.
+  // Collective: every worker takes rank 0's parameters, so that all start identical (and,
+  // with bf16, refreshes their bf16 copy).
   void sync_parameters();
 
-  BertForSequenceClassification& model() { return *model_; }
+  EncoderModel& model() { return *model_; }
 
   // Collective. REQUIRES: at least one micro-batch, each validated against the config, and one
   // context per micro-batch. Backward scales each micro-batch's loss by 1 / their number.
@@ -83,6 +90,7 @@ class StepEngine {
  private:
   double update_replicated(float lr, double max_grad_norm, StepTimes& times);
   double update_sharded(float lr, double max_grad_norm, StepTimes& times);
+  void refresh_bf16_weights();
 
   const ParamTable& table_;
   comm::Communicator& comm_;
@@ -91,11 +99,13 @@ class StepEngine {
   std::size_t padded_;
   std::size_t slice_;  // padded_ / workers
   std::vector<float> params_;  // padded_ floats
+  std::vector<bf16> params16_;  // bf16: count_ values, the GEMMs' copy of params_
   std::span<float> grads_;     // padded_ floats, from comm.allocate()
+  std::span<bf16> grads_wire_;  // bf16_grads: padded_ values, from comm.allocate()
   std::vector<float> grad_slice_;  // sharded: this worker's averaged slice
   HeapArenaAllocator state_allocator_;
   std::optional<AdamW> optimizer_;
-  std::optional<BertForSequenceClassification> model_;
+  std::optional<EncoderModel> model_;
   std::optional<comm::OverlappedAllreduce> overlapped_;  // engaged when the exchange overlaps backward
   std::vector<float> loss_buffer_;
 };

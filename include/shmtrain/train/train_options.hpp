@@ -3,12 +3,19 @@
 // line were resolved (cli/train_option_table.hpp declares each field once with its default
 // and help). Names are Hugging Face's (run_glue.py's arguments and TrainingArguments) where one
 // exists, so a user's habits carry over; the defaults are theirs too.
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace shmtrain::train {
+
+// --bf16: false, true (refused on a CPU without AVX512-BF16 or AMX), or auto (bf16 where the
+// CPU has it, fp32 otherwise).
+enum class Bf16Mode { kOff, kOn, kAuto };
 
 struct TrainOptions {
   // Model and tokenizer: a Hugging Face folder, or a config.json to start from random weights.
@@ -24,10 +31,14 @@ struct TrainOptions {
   std::filesystem::path data_dir;
   std::filesystem::path train_file;
   std::filesystem::path validation_file;
-  std::int64_t max_seq_length = 128;
+  std::optional<std::int64_t> max_seq_length;  // unset: seq_length()'s task default
   bool pad_to_max_length = true;
   std::optional<std::int64_t> max_train_samples;
   std::optional<std::int64_t> max_eval_samples;
+  // Question answering (run_qa.py's options and defaults).
+  std::int64_t doc_stride = 128;        // overlap of a long context's windows, in tokens
+  std::int64_t n_best_size = 20;        // start and end candidates per window in post-processing
+  std::int64_t max_answer_length = 30;  // longest answer, in tokens
 
   // The run.
   std::filesystem::path output_dir;
@@ -65,6 +76,19 @@ struct TrainOptions {
   // Compute.
   std::optional<std::int64_t> threads;  // compute threads per worker; default: its cores
   bool shard_optimizer = false;  // each worker keeps AdamW's state for 1/P of the parameters
+  Bf16Mode bf16 = Bf16Mode::kOff;  // mixed precision (torch.autocast semantics)
+  bool ddp_bf16_grads = false;     // the exchange carries bf16 gradients, summed in fp32
+
+  // --task_name squad: extractive question answering (run_qa.py) instead of classification.
+  bool question_answering() const {
+    constexpr std::string_view kSquad = "squad";
+    return task_name.size() == kSquad.size() &&
+           std::equal(kSquad.begin(), kSquad.end(), task_name.begin(),
+                      [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
+  }
+  // max_seq_length, or the default of the script the task comes from: run_qa.py's 384 for
+  // question answering, run_glue.py's 128 otherwise.
+  std::int64_t seq_length() const { return max_seq_length.value_or(question_answering() ? 384 : 128); }
 };
 
 }  // namespace shmtrain::train

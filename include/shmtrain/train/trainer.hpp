@@ -42,7 +42,12 @@ struct PreparedRun {
   RunInputs inputs;
   std::filesystem::path resume;    // empty: a fresh run
   std::vector<std::string> notes;  // what the output_dir decision was, for rank 0 to print
+  bool bf16 = false;               // --bf16 resolved against this CPU
 };
+
+// --bf16 against this CPU: true when the GEMMs run in bf16. Throws InputError for --bf16 true
+// on a CPU without AVX512-BF16 or AMX; adds a note when auto falls back to fp32.
+bool resolve_bf16(Bf16Mode mode, std::vector<std::string>& notes);
 
 // Throws InputError for bad input (every check that needs no model weights).
 PreparedRun prepare_run(const TrainOptions& options);

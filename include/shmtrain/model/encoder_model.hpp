@@ -1,0 +1,58 @@
+#pragma once
+// A BERT-class encoder with its task head, the Hugging Face class config.architecture() names:
+// BertForSequenceClassification, BertForQuestionAnswering, DistilBertForSequenceClassification
+// or DistilBertForQuestionAnswering (src/model/: backbone.hpp, classification_head.hpp,
+// qa_head.hpp). Parameters and gradients are views into caller-owned arenas laid out by
+// ParamTable::for_model(config); this class owns only the activations of the last forward.
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "shmtrain/model/batch.hpp"
+#include "shmtrain/model/bert_config.hpp"
+#include "shmtrain/model/param_table.hpp"
+#include "shmtrain/model/step_context.hpp"
+#include "shmtrain/tensor/bf16.hpp"
+
+namespace shmtrain {
+
+class Backbone;
+class TaskHead;
+
+class EncoderModel {
+ public:
+  // REQUIRES: params and grads hold table.count() floats laid out by `table`.
+  EncoderModel(const BertConfig& config, const ParamTable& table, std::span<float> params,
+               std::span<float> grads);
+  ~EncoderModel();
+  EncoderModel(const EncoderModel&) = delete;
+  EncoderModel& operator=(const EncoderModel&) = delete;
+
+  // Runs the model; returns the mean loss over the batch (NaN when the batch has no labels,
+  // targets or answer positions). REQUIRES: batch.validate(config) passed.
+  float forward(const Batch& batch, const StepContext& context);
+
+  // Accumulates d(loss)/d(params) into the gradient arena, scaled by loss_scale (1 / the
+  // number of accumulated micro-batches); tells `gradients_final` (when set) as the gradients
+  // of each part are done: the head, the layers from the last, the embeddings (offset 0).
+  // REQUIRES: the last forward was a training one with labels (answer positions).
+  void backward(float loss_scale = 1.0f, const GradientsFinal& gradients_final = {});
+
+  // --bf16: the encoder layers' linears and attention products run in bf16, their weights read
+  // from `weights16`, a bf16 copy of the parameter arena (same layout) that the caller keeps
+  // current. The embeddings and the head stay in float. An empty span: float32.
+  void set_bf16_weights(std::span<const bf16> weights16);
+  bool uses_bf16() const;
+
+  // The last forward's logits: (B, num_labels) for classification; (B, T, 2) for question
+  // answering, each token's start and end logit.
+  std::span<const float> logits() const;
+  const BertConfig& config() const { return config_; }
+
+ private:
+  BertConfig config_;
+  std::unique_ptr<Backbone> backbone_;
+  std::unique_ptr<TaskHead> head_;
+};
+
+}  // namespace shmtrain

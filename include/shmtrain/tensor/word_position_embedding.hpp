@@ -1,0 +1,20 @@
+#pragma once
+// DistilBERT's input embeddings: word + position, summed (before the LayerNorm). BERT's,
+// which add token types too, are embedding.hpp.
+#include <cstdint>
+
+namespace shmtrain {
+
+// out (B*T, H) = wte[ids] + wpe[t], positions 0..T-1.
+// REQUIRES: ids already checked against the table size.
+void word_position_embedding_forward(float* out, const std::int32_t* ids, const float* wte, const float* wpe,
+                                     std::int64_t batch, std::int64_t seq, std::int64_t hidden);
+
+// Scatter-adds dout (B*T, H) into dwte (V, H) and dwpe (P, H). Rows whose id is pad_id add
+// nothing to dwte (torch's padding_idx). Deterministic: each thread owns a slice of channels
+// and walks the tokens in order.
+void word_position_embedding_backward(float* dwte, float* dwpe, const float* dout, const std::int32_t* ids,
+                                      std::int64_t batch, std::int64_t seq, std::int64_t hidden,
+                                      std::int64_t pad_id);
+
+}  // namespace shmtrain

@@ -1,0 +1,231 @@
+#include "backbone.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/tensor/embedding.hpp"
+#include "shmtrain/tensor/layernorm.hpp"
+#include "shmtrain/tensor/word_position_embedding.hpp"
+
+namespace shmtrain {
+namespace {
+
+constexpr std::uint64_t kEmbeddingSite = 0;
+
+void fit(std::vector<float>& v, std::int64_t n) {
+  if (static_cast<std::int64_t>(v.size()) != n) v.resize(static_cast<std::size_t>(n));
+}
+
+// A layer's parameter names: BertLayer's, or DistilBERT's TransformerBlock's, in LayerParams order.
+struct LayerNames {
+  const char* prefix;
+  const char* qkv_w;  // the first of the three adjacent Q/K/V weights
+  const char* qkv_b;
+  const char* attn_out_w;
+  const char* attn_out_b;
+  const char* ln1_w;
+  const char* ln1_b;
+  const char* inter_w;
+  const char* inter_b;
+  const char* out_w;
+  const char* out_b;
+  const char* ln2_w;
+  const char* ln2_b;
+};
+
+constexpr LayerNames kBertLayer = {.prefix = "bert.encoder.layer.{}.",
+                                   .qkv_w = "attention.self.query.weight",
+                                   .qkv_b = "attention.self.query.bias",
+                                   .attn_out_w = "attention.output.dense.weight",
+                                   .attn_out_b = "attention.output.dense.bias",
+                                   .ln1_w = "attention.output.LayerNorm.weight",
+                                   .ln1_b = "attention.output.LayerNorm.bias",
+                                   .inter_w = "intermediate.dense.weight",
+                                   .inter_b = "intermediate.dense.bias",
+                                   .out_w = "output.dense.weight",
+                                   .out_b = "output.dense.bias",
+                                   .ln2_w = "output.LayerNorm.weight",
+                                   .ln2_b = "output.LayerNorm.bias"};
+
+constexpr LayerNames kDistilBertLayer = {.prefix = "distilbert.transformer.layer.{}.",
+                                         .qkv_w = "attention.q_lin.weight",
+                                         .qkv_b = "attention.q_lin.bias",
+                                         .attn_out_w = "attention.out_lin.weight",
+                                         .attn_out_b = "attention.out_lin.bias",
+                                         .ln1_w = "sa_layer_norm.weight",
+                                         .ln1_b = "sa_layer_norm.bias",
+                                         .inter_w = "ffn.lin1.weight",
+                                         .inter_b = "ffn.lin1.bias",
+                                         .out_w = "ffn.lin2.weight",
+                                         .out_b = "ffn.lin2.bias",
+                                         .ln2_w = "output_layer_norm.weight",
+                                         .ln2_b = "output_layer_norm.bias"};
+
+}  // namespace
+
+Backbone::Backbone(const BertConfig& config, const ParamTable& table, std::span<float> params,
+                   std::span<float> grads)
+    : config_(config), table_(table), params_(params), grads_(grads), prefix_(config.base_prefix()) {
+  if (static_cast<std::int64_t>(params.size()) < table.count() ||
+      static_cast<std::int64_t>(grads.size()) < table.count()) {
+    throw Error(fmt::format("parameter arenas hold {} and {} floats; the model needs {}", params.size(),
+                            grads.size(), table.count()));
+  }
+  layers_.resize(static_cast<std::size_t>(config.num_hidden_layers));
+  const LayerNames& names = config.is_distilbert() ? kDistilBertLayer : kBertLayer;
+  for (std::int64_t l = 0; l < config.num_hidden_layers; ++l) {
+    layer_weights_.push_back(layer_params(params, l));
+    layer_grads_.push_back(layer_params(grads, l));
+    layer_begin_.push_back(table.at(fmt::format(fmt::runtime(names.prefix), l) + names.qkv_w).offset);
+  }
+}
+
+LayerParams Backbone::layer_params(std::span<float> arena, std::int64_t layer) const {
+  const LayerNames& n = config_.is_distilbert() ? kDistilBertLayer : kBertLayer;
+  const std::string p = fmt::format(fmt::runtime(n.prefix), layer);
+  auto at = [&](const char* name) { return arena.data() + table_.at(p + name).offset; };
+  return {at(n.qkv_w),   at(n.qkv_b),   at(n.attn_out_w), at(n.attn_out_b), at(n.ln1_w), at(n.ln1_b),
+          at(n.inter_w), at(n.inter_b), at(n.out_w),      at(n.out_b),      at(n.ln2_w), at(n.ln2_b)};
+}
+
+void Backbone::set_bf16_weights(std::span<const bf16> weights16) {
+  uses_bf16_ = !weights16.empty();
+  if (uses_bf16_ && static_cast<std::int64_t>(weights16.size()) < table_.count()) {
+    throw Error(
+        fmt::format("bf16 weight arena holds {} values; the model needs {}", weights16.size(), table_.count()));
+  }
+  for (LayerParams& w : layer_weights_) {
+    if (!uses_bf16_) {
+      w.weights16 = {};
+      continue;
+    }
+    auto at = [&](const float* p) { return weights16.data() + (p - params_.data()); };
+    w.weights16 = {at(w.qkv_w), at(w.attn_out_w), at(w.inter_w), at(w.out_w)};
+  }
+}
+
+LayerDropout Backbone::layer_dropout(std::int64_t layer) const {
+  if (!context_.train) return {};
+  auto key = [&](int k) {
+    return dropout_key(context_.seed, context_.rank, context_.step, layer_site(layer, k));
+  };
+  const auto hidden_p = static_cast<float>(config_.hidden_dropout_prob);
+  return {.hidden_p = hidden_p,
+          .attention_p = static_cast<float>(config_.attention_probs_dropout_prob),
+          .attention_output_p = config_.is_distilbert() ? 0.0f : hidden_p,
+          .attention = key(0),
+          .attention_output = key(1),
+          .output = key(2)};
+}
+
+LayerDims Backbone::dims() const {
+  return {batch_size_,
+          seq_,
+          config_.hidden_size,
+          config_.num_attention_heads,
+          config_.intermediate_size,
+          static_cast<float>(config_.layer_norm_eps)};
+}
+
+const float* Backbone::param(const std::string& suffix) const {
+  return params_.data() + table_.at(prefix_ + suffix).offset;
+}
+
+float* Backbone::grad(const std::string& suffix) const {
+  return grads_.data() + table_.at(prefix_ + suffix).offset;
+}
+
+void Backbone::resize(std::int64_t batch, std::int64_t seq) {
+  batch_size_ = batch;
+  seq_ = seq;
+  const std::int64_t n = batch * seq;
+  const std::int64_t h = config_.hidden_size;
+  fit(mask_add_, n);
+  for (auto* v : {&emb_sum_, &emb_out_, &dhidden_a_, &dhidden_b_}) fit(*v, n * h);
+  for (auto* v : {&emb_mean_, &emb_rstd_}) fit(*v, n);
+  for (LayerCache& c : layers_) c.resize(dims(), uses_bf16_);
+  scratch_.resize(dims(), uses_bf16_);
+}
+
+const float* Backbone::forward(const Batch& batch, const StepContext& context) {
+  batch_ = &batch;
+  context_ = context;
+  resize(batch.batch, batch.seq);
+  const std::int64_t b_size = batch.batch;
+  const std::int64_t t = batch.seq;
+  const std::int64_t n = b_size * t;
+  const std::int64_t h = config_.hidden_size;
+
+  // HF get_extended_attention_mask: (1 - mask) * float32 lowest, added to the scores.
+  // (DistilBERT fills masked scores with the lowest value instead: the same softmax.)
+  for (std::int64_t i = 0; i < n; ++i) {
+    mask_add_[i] = batch.attention_mask[i] != 0 ? 0.0f : std::numeric_limits<float>::lowest();
+  }
+  if (config_.has_token_types()) {
+    embedding_forward(emb_sum_.data(), batch.input_ids.data(), batch.token_type_ids.data(),
+                      param("embeddings.word_embeddings.weight"),
+                      param("embeddings.position_embeddings.weight"),
+                      param("embeddings.token_type_embeddings.weight"), b_size, t, h);
+  } else {
+    word_position_embedding_forward(emb_sum_.data(), batch.input_ids.data(),
+                                    param("embeddings.word_embeddings.weight"),
+                                    param("embeddings.position_embeddings.weight"), b_size, t, h);
+  }
+  layernorm_forward(emb_out_.data(), emb_mean_.data(), emb_rstd_.data(), emb_sum_.data(),
+                    param("embeddings.LayerNorm.weight"), param("embeddings.LayerNorm.bias"), n, h,
+                    static_cast<float>(config_.layer_norm_eps));
+  const float hidden_p = context.train ? static_cast<float>(config_.hidden_dropout_prob) : 0.0f;
+  dropout_forward(emb_out_.data(), emb_out_.data(), n * h, hidden_p,
+                  dropout_key(context.seed, context.rank, context.step, kEmbeddingSite));
+
+  const float* x = emb_out_.data();
+  for (std::int64_t l = 0; l < config_.num_hidden_layers; ++l) {
+    encoder_layer_forward(layers_[l], x, mask_add_.data(), layer_weights_[l], dims(), layer_dropout(l));
+    x = layers_[l].ln2_out.data();
+  }
+  return x;
+}
+
+void Backbone::backward(const GradientsFinal& done) {
+  const Batch& batch = *batch_;
+  const std::int64_t b_size = batch_size_;
+  const std::int64_t t = seq_;
+  const std::int64_t n = b_size * t;
+  const std::int64_t h = config_.hidden_size;
+  auto done_from = [&](std::int64_t offset) {
+    if (done) done(offset);
+  };
+
+  float* dy = dhidden_a_.data();
+  float* dx = dhidden_b_.data();
+  for (std::int64_t l = config_.num_hidden_layers - 1; l >= 0; --l) {
+    const float* x = l == 0 ? emb_out_.data() : layers_[l - 1].ln2_out.data();
+    encoder_layer_backward(dx, dy, layers_[l], x, layer_weights_[l], layer_grads_[l], scratch_, dims(),
+                           layer_dropout(l));
+    std::swap(dx, dy);
+    done_from(layer_begin_[l]);
+  }
+
+  const float hidden_p = context_.train ? static_cast<float>(config_.hidden_dropout_prob) : 0.0f;
+  dropout_backward(dy, dy, n * h, hidden_p,
+                   dropout_key(context_.seed, context_.rank, context_.step, kEmbeddingSite));
+  layernorm_backward(dx, grad("embeddings.LayerNorm.weight"), grad("embeddings.LayerNorm.bias"), dy,
+                     emb_sum_.data(), param("embeddings.LayerNorm.weight"), emb_mean_.data(),
+                     emb_rstd_.data(), n, h);
+  if (config_.has_token_types()) {
+    embedding_backward(grad("embeddings.word_embeddings.weight"),
+                       grad("embeddings.position_embeddings.weight"),
+                       grad("embeddings.token_type_embeddings.weight"), dx, batch.input_ids.data(),
+                       batch.token_type_ids.data(), b_size, t, h, config_.pad_token_id);
+  } else {
+    word_position_embedding_backward(grad("embeddings.word_embeddings.weight"),
+                                     grad("embeddings.position_embeddings.weight"), dx,
+                                     batch.input_ids.data(), b_size, t, h, config_.pad_token_id);
+  }
+  done_from(0);
+}
+
+}  // namespace shmtrain

@@ -1,0 +1,80 @@
+#pragma once
+// Internal to model: the encoder every head sits on. BERT (BertModel without its pooler):
+//   x = dropout(LN(word[ids] + position[t] + token_type[types]))  then the encoder layers;
+// DistilBERT (DistilBertModel): the same without token types, and its layers have no dropout
+// after the attention's output dense. Dropout sites: 0 the embeddings, 1 + 3l + k layer l.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "shmtrain/model/batch.hpp"
+#include "shmtrain/model/bert_config.hpp"
+#include "shmtrain/model/encoder_layer.hpp"
+#include "shmtrain/model/param_table.hpp"
+#include "shmtrain/model/step_context.hpp"
+#include "shmtrain/tensor/bf16.hpp"
+
+namespace shmtrain {
+
+// The dropout site of a layer's k-th dropout; layer_site(num_hidden_layers, 0) is the head's.
+inline std::uint64_t layer_site(std::int64_t layer, int k) {
+  return 1 + 3 * static_cast<std::uint64_t>(layer) + k;
+}
+
+class Backbone {
+ public:
+  // REQUIRES: params and grads hold table.count() floats laid out by `table` (for_model(config)).
+  Backbone(const BertConfig& config, const ParamTable& table, std::span<float> params,
+           std::span<float> grads);
+
+  // Returns the last layer's hidden states (B*T, H), valid until the next forward.
+  // REQUIRES: batch.validate(config) passed.
+  const float* forward(const Batch& batch, const StepContext& context);
+
+  // --bf16: the encoder layers' linears and attention products read their weights from
+  // `weights16`, a bf16 copy of the parameter arena (same layout); the embeddings stay in
+  // float. An empty span: float32. Throws Error when the copy is shorter than the arena.
+  void set_bf16_weights(std::span<const bf16> weights16);
+  bool uses_bf16() const { return uses_bf16_; }
+
+  // Where the head writes d(loss)/d(hidden states) (B*T, H) before backward().
+  float* output_grad() { return dhidden_a_.data(); }
+
+  // Consumes output_grad(); accumulates the encoder's parameter gradients; calls `done` with
+  // each layer's first offset as that layer is finished (from the last), then with 0.
+  void backward(const GradientsFinal& done);
+
+ private:
+  LayerParams layer_params(std::span<float> arena, std::int64_t layer) const;
+  LayerDropout layer_dropout(std::int64_t layer) const;
+  LayerDims dims() const;
+  const float* param(const std::string& suffix) const;
+  float* grad(const std::string& suffix) const;
+  void resize(std::int64_t batch, std::int64_t seq);
+
+  BertConfig config_;
+  const ParamTable& table_;
+  std::span<float> params_;
+  std::span<float> grads_;
+  std::string prefix_;  // "bert." or "distilbert."
+  // Each layer's views into the two arenas and its first parameter's offset, resolved once.
+  std::vector<LayerParams> layer_weights_;
+  std::vector<LayerParams> layer_grads_;
+  std::vector<std::int64_t> layer_begin_;
+  bool uses_bf16_ = false;
+
+  // The last forward's inputs and activations.
+  const Batch* batch_ = nullptr;
+  StepContext context_;
+  std::int64_t batch_size_ = 0;
+  std::int64_t seq_ = 0;
+  std::vector<float> mask_add_;             // (B, T)
+  std::vector<float> emb_sum_, emb_out_;    // (B*T, H)
+  std::vector<float> emb_mean_, emb_rstd_;  // (B*T)
+  std::vector<LayerCache> layers_;
+  LayerScratch scratch_;
+  std::vector<float> dhidden_a_, dhidden_b_;  // (B*T, H)
+};
+
+}  // namespace shmtrain

@@ -1,0 +1,106 @@
+#include "classification_head.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "backbone.hpp"
+#include "shmtrain/tensor/dropout.hpp"
+#include "shmtrain/tensor/linear.hpp"
+#include "shmtrain/tensor/loss.hpp"
+#include "shmtrain/tensor/relu.hpp"
+#include "shmtrain/tensor/tanh.hpp"
+
+namespace shmtrain {
+namespace {
+
+void fit(std::vector<float>& v, std::int64_t n) {
+  if (static_cast<std::int64_t>(v.size()) != n) v.resize(static_cast<std::size_t>(n));
+}
+
+}  // namespace
+
+ClassificationHead::ClassificationHead(const BertConfig& config, const ParamTable& table,
+                                       std::span<float> params, std::span<float> grads)
+    : config_(config), relu_(config.is_distilbert()) {
+  const std::string dense = config.is_distilbert() ? "pre_classifier" : "bert.pooler.dense";
+  auto in = [&](std::span<float> arena, const std::string& name) {
+    return arena.data() + table.at(name).offset;
+  };
+  dense_w_ = in(params, dense + ".weight");
+  dense_b_ = in(params, dense + ".bias");
+  classifier_w_ = in(params, "classifier.weight");
+  classifier_b_ = in(params, "classifier.bias");
+  d_dense_w_ = in(grads, dense + ".weight");
+  d_dense_b_ = in(grads, dense + ".bias");
+  d_classifier_w_ = in(grads, "classifier.weight");
+  d_classifier_b_ = in(grads, "classifier.bias");
+  first_offset_ = table.at(dense + ".weight").offset;
+}
+
+float ClassificationHead::dropout_p() const {
+  if (!context_.train) return 0.0f;
+  return static_cast<float>(config_.is_distilbert() ? config_.seq_classif_dropout
+                                                    : config_.hidden_dropout_prob);
+}
+
+float ClassificationHead::forward(const float* hidden, const Batch& batch, const StepContext& context) {
+  batch_ = &batch;
+  context_ = context;
+  seq_ = batch.seq;
+  const std::int64_t b_size = batch.batch;
+  const std::int64_t h = config_.hidden_size;
+  const std::int64_t labels = config_.num_labels();
+  for (auto* v : {&cls_, &pooled_pre_, &pooled_, &pooled_dropped_, &dpooled_}) fit(*v, b_size * h);
+  for (auto* v : {&logits_, &probs_}) fit(*v, b_size * labels);
+
+  for (std::int64_t b = 0; b < b_size; ++b) std::copy_n(hidden + b * seq_ * h, h, cls_.data() + b * h);
+  linear_forward(pooled_pre_.data(), cls_.data(), dense_w_, dense_b_, b_size, h, h);
+  if (relu_) {
+    relu_forward(pooled_.data(), pooled_pre_.data(), b_size * h);
+  } else {
+    tanh_forward(pooled_.data(), pooled_pre_.data(), b_size * h);
+  }
+  dropout_forward(
+      pooled_dropped_.data(), pooled_.data(), b_size * h, dropout_p(),
+      dropout_key(context.seed, context.rank, context.step, layer_site(config_.num_hidden_layers, 0)));
+  linear_forward(logits_.data(), pooled_dropped_.data(), classifier_w_, classifier_b_, b_size, h, labels);
+
+  if (config_.is_regression()) {
+    if (batch.targets.empty()) return std::numeric_limits<float>::quiet_NaN();
+    return mse_forward(logits_.data(), batch.targets.data(), b_size);
+  }
+  if (batch.labels.empty()) return std::numeric_limits<float>::quiet_NaN();
+  return cross_entropy_forward(probs_.data(), logits_.data(), batch.labels.data(), b_size, labels);
+}
+
+void ClassificationHead::backward(float* dhidden, float loss_scale) {
+  const Batch& batch = *batch_;
+  const std::int64_t b_size = batch.batch;
+  const std::int64_t h = config_.hidden_size;
+  const std::int64_t labels = config_.num_labels();
+
+  std::vector<float>& dlogits = probs_;  // the loss backward overwrites the cached softmax in place
+  if (config_.is_regression()) {
+    mse_backward(dlogits.data(), logits_.data(), batch.targets.data(), b_size, loss_scale);
+  } else {
+    cross_entropy_backward(dlogits.data(), probs_.data(), batch.labels.data(), b_size, labels, loss_scale);
+  }
+  linear_backward(dpooled_.data(), d_classifier_w_, d_classifier_b_, dlogits.data(), pooled_dropped_.data(),
+                  classifier_w_, b_size, h, labels);
+  dropout_backward(
+      dpooled_.data(), dpooled_.data(), b_size * h, dropout_p(),
+      dropout_key(context_.seed, context_.rank, context_.step, layer_site(config_.num_hidden_layers, 0)));
+  if (relu_) {
+    relu_backward(dpooled_.data(), dpooled_.data(), pooled_.data(), b_size * h);
+  } else {
+    tanh_backward(dpooled_.data(), dpooled_.data(), pooled_.data(), b_size * h);
+  }
+  // Only the [CLS] rows feed the head.
+  std::fill_n(dhidden, b_size * seq_ * h, 0.0f);
+  std::vector<float>& dcls =
+      pooled_pre_;  // free once the activation's backward (which reads pooled_) is done
+  linear_backward(dcls.data(), d_dense_w_, d_dense_b_, dpooled_.data(), cls_.data(), dense_w_, b_size, h, h);
+  for (std::int64_t b = 0; b < b_size; ++b) std::copy_n(dcls.data() + b * h, h, dhidden + b * seq_ * h);
+}
+
+}  // namespace shmtrain

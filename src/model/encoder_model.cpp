@@ -1,0 +1,38 @@
+#include "shmtrain/model/encoder_model.hpp"
+
+#include "backbone.hpp"
+#include "classification_head.hpp"
+#include "qa_head.hpp"
+
+namespace shmtrain {
+
+EncoderModel::EncoderModel(const BertConfig& config, const ParamTable& table, std::span<float> params,
+                           std::span<float> grads)
+    : config_(config), backbone_(std::make_unique<Backbone>(config, table, params, grads)) {
+  if (config.head == ModelHead::kQuestionAnswering) {
+    head_ = std::make_unique<QaHead>(config, table, params, grads);
+  } else {
+    head_ = std::make_unique<ClassificationHead>(config, table, params, grads);
+  }
+}
+
+EncoderModel::~EncoderModel() = default;
+
+float EncoderModel::forward(const Batch& batch, const StepContext& context) {
+  const float* hidden = backbone_->forward(batch, context);
+  return head_->forward(hidden, batch, context);
+}
+
+void EncoderModel::backward(float loss_scale, const GradientsFinal& gradients_final) {
+  head_->backward(backbone_->output_grad(), loss_scale);
+  if (gradients_final) gradients_final(head_->first_offset());
+  backbone_->backward(gradients_final);
+}
+
+void EncoderModel::set_bf16_weights(std::span<const bf16> weights16) { backbone_->set_bf16_weights(weights16); }
+
+bool EncoderModel::uses_bf16() const { return backbone_->uses_bf16(); }
+
+std::span<const float> EncoderModel::logits() const { return head_->logits(); }
+
+}  // namespace shmtrain

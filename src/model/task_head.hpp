@@ -1,0 +1,29 @@
+#pragma once
+// Internal to model: a task head on the backbone's last hidden states (B*T, H).
+#include <cstdint>
+#include <span>
+
+#include "shmtrain/model/batch.hpp"
+#include "shmtrain/model/step_context.hpp"
+
+namespace shmtrain {
+
+class TaskHead {
+ public:
+  virtual ~TaskHead() = default;
+
+  // hidden (B*T, H) -> logits; returns the mean loss over the batch, NaN when the batch has
+  // no targets. `hidden` must stay valid until backward.
+  virtual float forward(const float* hidden, const Batch& batch, const StepContext& context) = 0;
+
+  // Writes d(loss)/d(hidden) (B*T, H) into dhidden, every element; accumulates the head's
+  // parameter gradients, scaled by loss_scale.
+  virtual void backward(float* dhidden, float loss_scale) = 0;
+
+  virtual std::span<const float> logits() const = 0;
+
+  // The arena offset of the head's first parameter: backward finishes [offset, end).
+  virtual std::int64_t first_offset() const = 0;
+};
+
+}  // namespace shmtrain

@@ -1,0 +1,190 @@
+// BertForQuestionAnswering, DistilBertForSequenceClassification and DistilBertForQuestionAnswering
+// against PyTorch: tests/fixtures/reference_heads (tools/make_head_references.py) holds each as
+// a tiny HF-format model, 20 batches, and PyTorch's loss, gradient norm, per-parameter
+// gradient norms at step 0 and parameter norms after 20 AdamW steps (lr 1e-3, weight decay
+// 0.01 except biases and LayerNorm modules, clip 1.0, dropout 0). Also the GradientsFinal
+// contract of every model: each call's offset covers gradients that backward no longer changes.
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "shmtrain/io/hf_config.hpp"
+#include "shmtrain/io/model_weights.hpp"
+#include "shmtrain/model/encoder_model.hpp"
+#include "shmtrain/optim/adamw.hpp"
+#include "shmtrain/optim/clip.hpp"
+#include "support/test_support.hpp"
+
+namespace shmtrain {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Fixture {
+  std::string name;
+  ModelHead head;
+};
+
+fs::path folder(const Fixture& f) { return testing::fixtures_dir() / "reference_heads" / f.name; }
+
+BertConfig read_config(const Fixture& f) {
+  BertConfig config = io::read_hf_config(folder(f) / "config.json");
+  config.head = f.head;
+  return config;
+}
+
+std::vector<std::int32_t> flat(const nlohmann::json& rows) {
+  std::vector<std::int32_t> out;
+  for (const auto& row : rows) {
+    if (row.is_array()) {
+      for (int v : row) out.push_back(v);
+    } else {
+      out.push_back(row.get<int>());
+    }
+  }
+  return out;
+}
+
+std::vector<Batch> read_batches(const Fixture& f, const BertConfig& config) {
+  std::vector<Batch> batches;
+  const nlohmann::json file = nlohmann::json::parse(testing::read_file(folder(f) / "batches.json"));
+  for (const auto& j : file.at("batches")) {
+    Batch b;
+    b.batch = static_cast<std::int64_t>(j.at("input_ids").size());
+    b.seq = static_cast<std::int64_t>(j.at("input_ids")[0].size());
+    b.input_ids = flat(j.at("input_ids"));
+    b.token_type_ids = flat(j.at("token_type_ids"));
+    b.attention_mask = flat(j.at("attention_mask"));
+    if (j.contains("labels")) b.labels = flat(j.at("labels"));
+    if (j.contains("start_positions")) {
+      b.start_positions = flat(j.at("start_positions"));
+      b.end_positions = flat(j.at("end_positions"));
+    }
+    b.validate(config, "batches.json");
+    batches.push_back(std::move(b));
+  }
+  return batches;
+}
+
+double entry_norm(std::span<const float> arena, const ParamEntry& e) {
+  double sum = 0;
+  for (std::int64_t i = e.offset; i < e.offset + e.size; ++i) sum += static_cast<double>(arena[i]) * arena[i];
+  return std::sqrt(sum);
+}
+
+class HeadParity : public ::testing::TestWithParam<Fixture> {};
+
+TEST_P(HeadParity, TwentyAdamWStepsReproducePyTorch) {
+  const Fixture& fixture = GetParam();
+  const BertConfig config = read_config(fixture);
+  const ParamTable table = ParamTable::for_model(config);
+  HeapArenaAllocator heap;
+  auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
+  auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
+  const io::WeightsLoadReport report =
+      io::load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
+  EXPECT_TRUE(report.initialized.empty());
+  EXPECT_TRUE(report.unused.empty());
+
+  EncoderModel model(config, table, params, grads);
+  AdamW adamw(table, {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
+  const std::vector<Batch> batches = read_batches(fixture, config);
+  const nlohmann::json ref = nlohmann::json::parse(testing::read_file(folder(fixture) / "reference.json"));
+  ASSERT_EQ(ref.at("step0_grad_norms").size(), table.entries().size());
+
+  double worst_relative = 0.0;
+  for (std::size_t step = 0; step < batches.size(); ++step) {
+    std::fill(grads.begin(), grads.end(), 0.0f);
+    const float loss = model.forward(batches[step], {true, 0, 0, step});
+    model.backward();
+    if (step == 0) {
+      for (const ParamEntry& e : table.entries()) {
+        // Gradients are O(1e-3..1); float accumulation orders differ from PyTorch's. A
+        // parameter whose exact gradient is 0 (the attention key bias) is only rounding noise.
+        const double expected = ref.at("step0_grad_norms").at(e.name);
+        EXPECT_NEAR(entry_norm(grads, e), expected, 1e-6 + 1e-3 * expected) << e.name;
+      }
+    }
+    const double norm = clip_grad_norm(grads, 1.0);
+    adamw.step(params, grads, 1e-3f);
+    const double expected = ref.at("losses")[step];
+    EXPECT_NEAR(loss, expected, 1e-4 * std::abs(expected)) << "step " << step;
+    worst_relative = std::max(worst_relative, std::abs(loss - expected) / std::abs(expected));
+    const double expected_norm = ref.at("grad_norms_before_clip")[step];
+    EXPECT_NEAR(norm, expected_norm, 1e-3 * expected_norm) << "step " << step;
+  }
+  std::printf("%s: largest relative loss difference to PyTorch over %zu steps: %.2e\n", fixture.name.c_str(),
+              batches.size(), worst_relative);
+  for (const ParamEntry& e : table.entries()) {
+    // Parameters whose exact gradient is 0 get AdamW steps of up to lr from rounding noise
+    // alone, different noise in another summation order: the attention key biases and, as
+    // softmax over positions ignores a shift shared by all positions, qa_outputs.bias and
+    // the last LayerNorm bias under a QA head. Their step-0 gradient is below 1e-7.
+    if (ref.at("step0_grad_norms").at(e.name).get<double>() < 1e-7) continue;
+    const double expected = ref.at("final_param_norms").at(e.name);
+    EXPECT_NEAR(entry_norm(params, e), expected, 1e-5 + 1e-4 * expected) << e.name;
+  }
+}
+
+// Backward reports offsets from the end of the arena down to 0, and what it reported final
+// does not change afterwards: the overlapped exchange may send those gradients at once.
+TEST_P(HeadParity, GradientsFinalOffsetsDecreaseToZeroAndCoverFinishedGradients) {
+  const Fixture& fixture = GetParam();
+  const BertConfig config = read_config(fixture);
+  const ParamTable table = ParamTable::for_model(config);
+  HeapArenaAllocator heap;
+  auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
+  auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
+  io::load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
+  EncoderModel model(config, table, params, grads);
+  const std::vector<Batch> batches = read_batches(fixture, config);
+
+  std::vector<std::int64_t> offsets;
+  std::vector<std::vector<float>> snapshots;
+  model.forward(batches[0], {true, 0, 0, 0});
+  model.backward(1.0f, [&](std::int64_t offset) {
+    offsets.push_back(offset);
+    snapshots.emplace_back(grads.begin() + offset, grads.begin() + table.count());
+  });
+  ASSERT_EQ(offsets.size(),
+            static_cast<std::size_t>(config.num_hidden_layers + 2));  // head, layers, embeddings
+  EXPECT_EQ(offsets.back(), 0);
+  for (std::size_t i = 0; i < offsets.size(); ++i) {
+    if (i > 0) {
+      EXPECT_LT(offsets[i], offsets[i - 1]);
+    }
+    const std::vector<float> now(grads.begin() + offsets[i], grads.begin() + table.count());
+    EXPECT_EQ(snapshots[i], now) << "gradients from offset " << offsets[i]
+                                 << " changed after they were final";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, HeadParity,
+                         ::testing::Values(Fixture{"bert_qa", ModelHead::kQuestionAnswering},
+                                           Fixture{"distilbert_cls", ModelHead::kSequenceClassification},
+                                           Fixture{"distilbert_qa", ModelHead::kQuestionAnswering}),
+                         [](const ::testing::TestParamInfo<Fixture>& param_info) {
+                           return param_info.param.name;
+                         });
+
+// DistilBERT has no token types: rows that differ only in token_type_ids give the same loss.
+TEST(DistilBert, IgnoresTokenTypes) {
+  const Fixture fixture{"distilbert_cls", ModelHead::kSequenceClassification};
+  const BertConfig config = read_config(fixture);
+  const ParamTable table = ParamTable::for_model(config);
+  HeapArenaAllocator heap;
+  auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
+  auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
+  io::load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
+  EncoderModel model(config, table, params, grads);
+  Batch batch = read_batches(fixture, config)[0];
+  const float with_types = model.forward(batch, {});
+  std::fill(batch.token_type_ids.begin(), batch.token_type_ids.end(), 7);
+  EXPECT_EQ(model.forward(batch, {}), with_types);
+}
+
+}  // namespace
+}  // namespace shmtrain
