@@ -60,9 +60,12 @@ int worker_threads(const train::TrainOptions& options, const topo::PlacementEntr
   return options.threads ? static_cast<int>(*options.threads) : entry.threads;
 }
 
-std::size_t arena_bytes_for(const train::RunInputs& inputs, int workers) {
+// What StepEngine allocates from the shared arena: the gradients, and with --ddp_bf16_grads
+// their bf16 copy (2 bytes a value).
+std::size_t arena_bytes_for(const train::TrainOptions& options, const train::RunInputs& inputs, int workers) {
   const ParamTable table = ParamTable::for_model(inputs.config);
-  return static_cast<std::size_t>(table.padded_count(workers)) * sizeof(float) + 4096;
+  const auto padded = static_cast<std::size_t>(table.padded_count(workers));
+  return padded * sizeof(float) + (options.ddp_bf16_grads ? padded * 2 : 0) + 2 * 4096;
 }
 
 // One rank of an MPI job. Every rank reads the inputs itself; rank 0 alone prepares output_dir
@@ -104,7 +107,7 @@ int run_train_under_mpi(const TrainCommand& command) {
   train::TrainOptions rank_options = options;
   rank_options.disable_tqdm = true;
   launch::LaunchOptions launch_options;
-  launch_options.arena_bytes = arena_bytes_for(prepared->inputs, job.size());
+  launch_options.arena_bytes = arena_bytes_for(options, prepared->inputs, job.size());
   return job.run(launch_options, [&](launch::WorkerContext& context) {
     train::run_training(rank_options, options_toml, *prepared, context.communicator, stdout);
     return 0;
@@ -139,7 +142,7 @@ int run_train(const TrainCommand& command) {
   }
   stop_compute_threads();
   launch::LaunchOptions launch_options;
-  launch_options.arena_bytes = arena_bytes_for(prepared.inputs, workers);
+  launch_options.arena_bytes = arena_bytes_for(options, prepared.inputs, workers);
   launch_options.other_ranks_stdout = false;
   launch::launch_workers(placement.topology, plan, launch_options, [&](launch::WorkerContext& context) {
     set_compute_threads(worker_threads(options, context.placement));

@@ -89,6 +89,27 @@ INSTANTIATE_TEST_SUITE_P(Optimizer, MpiTrain, ::testing::Values(false, true),
                            return param.param ? std::string("sharded") : std::string("replicated");
                          });
 
+// --ddp_bf16_grads: the arena holds the gradients' bf16 copy too, forked or under MPI, and the
+// hosts' exchange (floats summed, rounded once) follows one host's. 1e-4 rather than 1e-5: where
+// two float sums taken in different orders round to neighbouring bf16 values, an element moves
+// by 2^-8 of itself; on this fixture the losses agree to 1e-7.
+TEST(MpiTrainBf16, Bf16GradientsAcrossHostsTrainAsOnOneHost) {
+  SKIP_WITHOUT_MPI();
+  const TempDir dir;
+  const ReferenceRun run = write_reference_run(dir);
+  const CliRun box = run_shmtrain(reference_flags(run, dir / "box", false) + " --ddp_bf16_grads --nproc_per_node 4");
+  ASSERT_EQ(box.exit_code, 0) << box.output();
+  const CliRun hosts = run_under_mpi(4, reference_flags(run, dir / "hosts", false) + " --ddp_bf16_grads --simulated_hosts 2");
+  ASSERT_EQ(hosts.exit_code, 0) << hosts.output();
+  const auto expected = metric_by_step(dir / "box" / "metrics.jsonl", "loss");
+  const auto losses = metric_by_step(dir / "hosts" / "metrics.jsonl", "loss");
+  ASSERT_EQ(expected.size(), 20u);
+  ASSERT_EQ(losses.size(), expected.size());
+  for (std::size_t i = 0; i < losses.size(); ++i) {
+    EXPECT_NEAR(losses[i].second, expected[i].second, 1e-4 * std::abs(expected[i].second)) << "step " << i + 1;
+  }
+}
+
 TEST(MpiTrainFailure, AKilledRankStopsEveryRankWithinSecondsLeavesNoSegmentAndTheRunResumes) {
   SKIP_WITHOUT_MPI();
   const TempDir dir;
