@@ -1,12 +1,11 @@
 #include "shmtrain/comm/mpi_transport.hpp"
 
-#include <sched.h>
-#include <time.h>
-
 #include <algorithm>
 #include <climits>
 
 #include <fmt/format.h>
+
+#include "shmtrain/comm/backoff.hpp"
 
 namespace shmtrain::comm {
 namespace {
@@ -19,11 +18,6 @@ using Clock = std::chrono::steady_clock;
 constexpr int kSpinTests = 200;
 constexpr auto kYieldPhase = std::chrono::milliseconds(50);
 constexpr auto kMaxSleep = std::chrono::microseconds(500);
-
-void sleep_for(std::chrono::microseconds duration) {
-  timespec ts{0, static_cast<long>(duration.count()) * 1000};
-  nanosleep(&ts, nullptr);
-}
 
 }  // namespace
 
@@ -58,7 +52,7 @@ void MpiTransport::wait(MPI_Request& request, std::string_view what) {
   }
   const auto start = Clock::now();
   const auto deadline = start + options_.timeout;
-  auto nap = std::chrono::microseconds(10);
+  Backoff backoff(kYieldPhase, kMaxSleep);
   for (;;) {
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
     if (done) return;
@@ -73,12 +67,7 @@ void MpiTransport::wait(MPI_Request& request, std::string_view what) {
                                   rank_, std::chrono::duration_cast<std::chrono::seconds>(options_.timeout).count(),
                                   what));
     }
-    if (now - start < kYieldPhase) {
-      sched_yield();
-    } else {
-      sleep_for(nap);
-      nap = std::min(nap * 2, std::chrono::duration_cast<std::chrono::microseconds>(kMaxSleep));
-    }
+    backoff.pause(now);
   }
 }
 

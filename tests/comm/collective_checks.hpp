@@ -1,7 +1,8 @@
 #pragma once
 // Every collective of a Communicator checked on one rank against exact expectations: the
-// bodies that the hierarchical tests run on threads (hierarchical_test.cpp) and on MPI ranks
-// (mpi_collectives_test.cpp). Each throws Error naming the rank and the first mismatches.
+// bodies that the shared-memory tests (collectives_test.cpp) and the hierarchical ones run on
+// threads, forked processes (hierarchical_test.cpp) and MPI ranks (mpi_collectives_test.cpp).
+// Each throws Error naming the rank and the first mismatches.
 #include <filesystem>
 #include <random>
 #include <vector>
@@ -83,7 +84,7 @@ inline void check_allreduce_order(comm::Communicator& comm, int local_size) {
 
 inline void check_broadcast(comm::Communicator& comm) {
   for (int root = 0; root < comm.size(); ++root) {
-    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{300001}}) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, kLargeCount}) {
       std::vector<float> data(n);
       std::vector<float> expected(n);
       for (std::size_t i = 0; i < n; ++i) {
@@ -99,8 +100,10 @@ inline void check_broadcast(comm::Communicator& comm) {
 // Block q of the output is rank q's input, in place (the sharded optimizer's parameters) or not.
 inline void check_allgather(comm::Communicator& comm) {
   const auto P = static_cast<std::size_t>(comm.size());
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{300001}}) {
-    for (bool in_place : {false, true}) {
+  for (bool in_place : {false, true}) {
+    const std::vector<std::size_t> sizes = in_place ? std::vector<std::size_t>{0, 1, 7, kLargeCount}
+                                                    : std::vector<std::size_t>{0, 1, 7, 300001};
+    for (std::size_t n : sizes) {
       std::vector<float> output(n * P, -1.0f);
       std::vector<float> separate(n);
       const std::span<float> input =
