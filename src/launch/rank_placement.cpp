@@ -15,7 +15,6 @@ RankPlacement place_rank(const topo::TopologySource& source, topo::PlacementOpti
     placement.entry = topo::make_plan(topology, options).workers.front();
     placement.entry.rank = machine_rank;
     placement.bound = true;
-    placement.kept_launcher_binding = true;
     placement.binding = "kept from the MPI launcher";
     return placement;
   }

@@ -27,7 +27,6 @@ class HierarchicalCommunicator final : public Communicator {
 
   int rank() const override { return groups_.rank(); }
   int size() const override { return groups_.size(); }
-  int hosts() const { return groups_.cross.size(); }
   void allreduce(std::span<float> data, ReduceOp op) override { allreduce_hierarchical(groups_, data, op); }
   void broadcast(std::span<float> data, int root) override { broadcast_hierarchical(groups_, data, root); }
   // The host's ranks meet, local rank 0 of every host meets, and the host's ranks meet again.

@@ -14,7 +14,6 @@ namespace shmtrain::launch {
 struct RankPlacement {
   topo::PlacementEntry entry;          // rank is machine_rank; cpus, NUMA nodes and threads in force
   bool bound = false;                  // CPU (and memory) binding is in force, ours or the launcher's
-  bool kept_launcher_binding = false;  // the MPI launcher had bound the process: kept
   std::string binding;                 // "shmtrain (hwloc)", "kept from the MPI launcher", "none: ..."
 };
 
