@@ -19,9 +19,10 @@ bool run_hierarchical_allreduce_bench(comm::Communicator& hierarchical,
   const std::size_t largest = *std::max_element(options.sizes.begin(), options.sizes.end());
   const std::span<float> buffer = hierarchical.allocate(largest / sizeof(float));
   if (root && !options.json) {
-    fmt::print("all-reduce (sum, float32), {}: hierarchical vs MPI_Allreduce on the same buffers; medians; busbw = "
-               "algbw * 2(P-1)/P\n",
-               layout);
+    fmt::print(
+        "all-reduce (sum, float32), {}: hierarchical vs MPI_Allreduce on the same buffers; medians; busbw = "
+        "algbw * 2(P-1)/P\n",
+        layout);
     fmt::print("{:>9} {:>5} | {:>12} {:>10} | {:>12} {:>10} | {:>8} | {}\n", "size", "iters", "hier. us",
                "busbw GB/s", "MPI us", "busbw GB/s", "hier/MPI", "verified");
     std::fflush(stdout);
@@ -50,9 +51,9 @@ bool run_hierarchical_allreduce_bench(comm::Communicator& hierarchical,
                                    {"verified", ours.verified && peer.verified}};
       fmt::print("{}\n", line.dump());
     } else {
-      fmt::print("{:>9} {:>5} | {:>12.1f} {:>10.2f} | {:>12.1f} {:>10.2f} | {:>7.2f}x | {}\n", format_bytes(bytes),
-                 iterations, ours.median_us, ours.busbw, peer.median_us, peer.busbw, speedup,
-                 ours.verified && peer.verified ? "yes" : "NO");
+      fmt::print("{:>9} {:>5} | {:>12.1f} {:>10.2f} | {:>12.1f} {:>10.2f} | {:>7.2f}x | {}\n",
+                 format_bytes(bytes), iterations, ours.median_us, ours.busbw, peer.median_us, peer.busbw,
+                 speedup, ours.verified && peer.verified ? "yes" : "NO");
     }
     std::fflush(stdout);
   }

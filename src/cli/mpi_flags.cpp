@@ -4,8 +4,8 @@
 
 #include <cstdio>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "shmtrain/launch/mpi_job.hpp"
 #include "shmtrain/launch/mpirun_command.hpp"
@@ -14,14 +14,17 @@ namespace shmtrain::cli {
 
 void add_mpi_flags(CLI::App& command, MpiFlags& flags) {
   const std::string group = "Across hosts (MPI)";
-  command.add_option("--hostfile", flags.hostfile,
-                     "Run on the hosts of this MPI hostfile: shmtrain prints the mpirun command and runs it")
+  command
+      .add_option("--hostfile", flags.hostfile,
+                  "Run on the hosts of this MPI hostfile: shmtrain prints the mpirun command and runs it")
       ->group(group);
   command.add_option("--nnodes", flags.nnodes, "Hosts to run on (default with --hostfile: every host in it)")
       ->group(group);
-  command.add_option("--simulated_hosts", flags.simulated_hosts,
-                     "Under mpirun: split this machine's ranks into this many hosts (rank / ranks per host), each "
-                     "with its own segment and MPI between them; for tests")
+  command
+      .add_option(
+          "--simulated_hosts", flags.simulated_hosts,
+          "Under mpirun: split this machine's ranks into this many hosts (rank / ranks per host), each "
+          "with its own segment and MPI between them; for tests")
       ->group(group);
 }
 
@@ -29,21 +32,25 @@ bool wants_mpirun(const MpiFlags& flags) { return !flags.hostfile.empty() || fla
 
 void check_simulated_hosts(const MpiFlags& flags) {
   if (flags.simulated_hosts != 0 && !launch::started_by_mpi_launcher()) {
-    fail_input("--simulated_hosts {} splits the ranks of an MPI job: start shmtrain under mpirun, e.g. `mpirun -np 4 "
-               "shmtrain train --simulated_hosts 2 ...`, or add --hostfile",
-               flags.simulated_hosts);
+    fail_input(
+        "--simulated_hosts {} splits the ranks of an MPI job: start shmtrain under mpirun, e.g. `mpirun -np "
+        "4 "
+        "shmtrain train --simulated_hosts 2 ...`, or add --hostfile",
+        flags.simulated_hosts);
   }
 }
 
 void start_mpirun(const MpiFlags& flags, const PlacementFlags& placement) {
   if (launch::started_by_mpi_launcher()) {
-    fail_input("--hostfile and --nnodes start mpirun; this shmtrain already runs under an MPI launcher: give the "
-               "hostfile to mpirun instead");
+    fail_input(
+        "--hostfile and --nnodes start mpirun; this shmtrain already runs under an MPI launcher: give the "
+        "hostfile to mpirun instead");
   }
   if (flags.hostfile.empty()) fail_input("--nnodes {} needs --hostfile FILE naming the hosts", flags.nnodes);
   if (!launch::mpi_built_in()) {
-    fail_input("--hostfile: this shmtrain was built without MPI, so its ranks could not talk across hosts: install "
-               "an MPI (libopenmpi-dev or libmpich-dev) and rebuild");
+    fail_input(
+        "--hostfile: this shmtrain was built without MPI, so its ranks could not talk across hosts: install "
+        "an MPI (libopenmpi-dev or libmpich-dev) and rebuild");
   }
   const std::vector<std::string> hosts = launch::read_hostfile(flags.hostfile);
   launch::MpirunRequest request;

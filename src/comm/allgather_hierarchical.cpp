@@ -26,7 +26,8 @@ void allgather_hierarchical(HostGroups groups, std::span<const float> input, std
   staging.resize(H * n);
   groups.cross.allgather(input, std::span(staging).first(H * n));
   for (std::size_t host = 0; host < H; ++host) {
-    groups.local.allgather(std::span<const float>(staging).subspan(host * n, n), output.subspan(host * L * n, L * n));
+    groups.local.allgather(std::span<const float>(staging).subspan(host * n, n),
+                           output.subspan(host * L * n, L * n));
   }
 }
 

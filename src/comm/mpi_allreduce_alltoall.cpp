@@ -18,7 +18,8 @@
 
 namespace shmtrain::comm {
 
-void mpi_allreduce_alltoall(MpiTransport& transport, std::span<float> data, ReduceOp op, std::vector<float>& scratch) {
+void mpi_allreduce_alltoall(MpiTransport& transport, std::span<float> data, ReduceOp op,
+                            std::vector<float>& scratch) {
   const auto H = static_cast<std::size_t>(transport.size());
   const auto b = static_cast<std::size_t>(transport.rank());
   std::vector<int> counts(H), displacements(H), own_counts(H), own_displacements(H);
@@ -40,15 +41,16 @@ void mpi_allreduce_alltoall(MpiTransport& transport, std::span<float> data, Redu
       own_displacements[q] = static_cast<int>(q * own);
     }
     MPI_Request request = MPI_REQUEST_NULL;
-    transport.check(MPI_Ialltoallv(chunk, counts.data(), displacements.data(), MPI_FLOAT, scratch.data(),
-                                   own_counts.data(), own_displacements.data(), MPI_FLOAT, transport.comm(), &request),
-                    "MPI_Ialltoallv");
+    transport.check(
+        MPI_Ialltoallv(chunk, counts.data(), displacements.data(), MPI_FLOAT, scratch.data(),
+                       own_counts.data(), own_displacements.data(), MPI_FLOAT, transport.comm(), &request),
+        "MPI_Ialltoallv");
     transport.wait(request, fmt::format("the all-reduce's all-to-all ({} floats)", c));
     for (std::size_t q = 0; q < H; ++q) sources[q] = scratch.data() + q * own;
     float* destination = chunk + displacements[b];
     reduce_into(&destination, 1, sources.data(), static_cast<int>(H), own, op, transport.options().threads);
-    transport.check(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_FLOAT, chunk, counts.data(), displacements.data(), MPI_FLOAT,
-                                    transport.comm(), &request),
+    transport.check(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_FLOAT, chunk, counts.data(), displacements.data(),
+                                    MPI_FLOAT, transport.comm(), &request),
                     "MPI_Iallgatherv");
     transport.wait(request, fmt::format("the all-reduce's all-gather ({} floats)", c));
     offset += c;

@@ -24,13 +24,15 @@ void MpiCommunicator::reduce_scatter(std::span<const float> input, std::span<flo
 
 // MPI's own broadcast, in chunks (see kMpiChunkFloats).
 void MpiCommunicator::broadcast(std::span<float> data, int root) {
-  if (root < 0 || root >= size()) throw Error(fmt::format("broadcast: root {} is not a rank of a group of {}", root, size()));
+  if (root < 0 || root >= size())
+    throw Error(fmt::format("broadcast: root {} is not a rank of a group of {}", root, size()));
   std::size_t offset = 0;
   do {
     const std::size_t c = std::min(kMpiChunkFloats, data.size() - offset);
     MPI_Request request = MPI_REQUEST_NULL;
-    transport_.check(MPI_Ibcast(data.data() + offset, static_cast<int>(c), MPI_FLOAT, root, transport_.comm(), &request),
-                     "MPI_Ibcast");
+    transport_.check(
+        MPI_Ibcast(data.data() + offset, static_cast<int>(c), MPI_FLOAT, root, transport_.comm(), &request),
+        "MPI_Ibcast");
     transport_.wait(request, fmt::format("a broadcast from rank {} ({} floats)", root, c));
     offset += c;
   } while (offset < data.size());
@@ -60,9 +62,9 @@ void MpiCommunicator::allgather(std::span<const float> input, std::span<float> o
       displacements[q] = static_cast<int>(q) * block;
     }
     MPI_Request request = MPI_REQUEST_NULL;
-    transport_.check(MPI_Iallgatherv(in_place ? MPI_IN_PLACE : input.data() + offset, static_cast<int>(c), MPI_FLOAT,
-                                     output.data() + offset, counts.data(), displacements.data(), MPI_FLOAT,
-                                     transport_.comm(), &request),
+    transport_.check(MPI_Iallgatherv(in_place ? MPI_IN_PLACE : input.data() + offset, static_cast<int>(c),
+                                     MPI_FLOAT, output.data() + offset, counts.data(), displacements.data(),
+                                     MPI_FLOAT, transport_.comm(), &request),
                      "MPI_Iallgatherv");
     transport_.wait(request, fmt::format("an all-gather ({} floats per rank)", c));
     offset += c;

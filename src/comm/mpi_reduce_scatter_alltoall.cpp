@@ -16,8 +16,8 @@
 
 namespace shmtrain::comm {
 
-void mpi_reduce_scatter_alltoall(MpiTransport& transport, std::span<const float> input, std::span<float> output,
-                                 ReduceOp op, std::vector<float>& scratch) {
+void mpi_reduce_scatter_alltoall(MpiTransport& transport, std::span<const float> input,
+                                 std::span<float> output, ReduceOp op, std::vector<float>& scratch) {
   const auto H = static_cast<std::size_t>(transport.size());
   const std::size_t m = output.size();
   const int block = mpi_count(m, "reduce_scatter");

@@ -57,15 +57,15 @@ void MpiTransport::wait(MPI_Request& request, std::string_view what) {
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
     if (done) return;
     if (options_.watch != nullptr && options_.watch->abort.load(std::memory_order_acquire) != 0) {
-      throw PeerFailure(fmt::format("job aborted while rank {} of the MPI group waited in {}: {}", rank_, what,
-                                    abort_reason(*options_.watch)));
+      throw PeerFailure(fmt::format("job aborted while rank {} of the MPI group waited in {}: {}", rank_,
+                                    what, abort_reason(*options_.watch)));
     }
     const auto now = Clock::now();
     if (now >= deadline) {
-      throw CommError(fmt::format("rank {} of the MPI group waited {} s in {}: a rank on another host is stuck, "
-                                  "gone or never got there",
-                                  rank_, std::chrono::duration_cast<std::chrono::seconds>(options_.timeout).count(),
-                                  what));
+      throw CommError(fmt::format(
+          "rank {} of the MPI group waited {} s in {}: a rank on another host is stuck, "
+          "gone or never got there",
+          rank_, std::chrono::duration_cast<std::chrono::seconds>(options_.timeout).count(), what));
     }
     backoff.pause(now);
   }

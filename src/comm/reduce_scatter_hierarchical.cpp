@@ -27,7 +27,8 @@ void reduce_scatter_hierarchical(HostGroups groups, std::span<const float> input
   const ReduceOp partial = op == ReduceOp::avg ? ReduceOp::sum : op;
   staging.resize(H * m);
   for (std::size_t host = 0; host < H; ++host) {
-    groups.local.reduce_scatter(input.subspan(host * L * m, L * m), std::span(staging).subspan(host * m, m), partial);
+    groups.local.reduce_scatter(input.subspan(host * L * m, L * m), std::span(staging).subspan(host * m, m),
+                                partial);
   }
   groups.cross.reduce_scatter(std::span(staging).first(H * m), output, partial);
   if (op == ReduceOp::avg) divide_floats(output, groups.size());

@@ -59,8 +59,9 @@ void allreduce_ints(comm::MpiTransport& transport, std::span<int> values, MPI_Op
 
 void broadcast_ints(comm::MpiTransport& transport, std::span<int> values, int root, const char* what) {
   MPI_Request request = MPI_REQUEST_NULL;
-  transport.check(MPI_Ibcast(values.data(), static_cast<int>(values.size()), MPI_INT, root, transport.comm(), &request),
-                  "MPI_Ibcast");
+  transport.check(
+      MPI_Ibcast(values.data(), static_cast<int>(values.size()), MPI_INT, root, transport.comm(), &request),
+      "MPI_Ibcast");
   transport.wait(request, what);
 }
 
@@ -103,9 +104,11 @@ Hosts find_hosts(comm::MpiTransport& world, int simulated_hosts) {
   if (simulated_hosts < 0) fail_everywhere(world, "--simulated_hosts must be >= 0, not {}", simulated_hosts);
   if (simulated_hosts > 0) {
     if (world_size % simulated_hosts != 0) {
-      fail_everywhere(world, "--simulated_hosts {} does not divide the job's {} ranks: simulated hosts take size / {} "
-                      "ranks each",
-                      simulated_hosts, world_size, simulated_hosts);
+      fail_everywhere(
+          world,
+          "--simulated_hosts {} does not divide the job's {} ranks: simulated hosts take size / {} "
+          "ranks each",
+          simulated_hosts, world_size, simulated_hosts);
     }
     const int per_host = world_size / simulated_hosts;
     hosts.host_comm = split(world, MPI_COMM_WORLD, world_rank / per_host, world_rank);
@@ -113,7 +116,8 @@ Hosts find_hosts(comm::MpiTransport& world, int simulated_hosts) {
     int one_machine = size_of(world, inside) == per_host ? 1 : 0;
     allreduce_ints(world, {&one_machine, 1}, MPI_MIN, "checking the simulated hosts");
     if (one_machine == 0) {
-      fail_everywhere(world, "--simulated_hosts {}: a simulated host of ranks r / {} would span machines; simulated "
+      fail_everywhere(world,
+                      "--simulated_hosts {}: a simulated host of ranks r / {} would span machines; simulated "
                       "hosts split the ranks of one machine (for tests): drop the flag on real hosts",
                       simulated_hosts, per_host);
     }
@@ -128,13 +132,15 @@ Hosts find_hosts(comm::MpiTransport& world, int simulated_hosts) {
   std::array<int, 2> extremes = {hosts.local_size, -hosts.local_size};
   allreduce_ints(world, extremes, MPI_MIN, "comparing the hosts' rank counts");
   if (extremes[0] != -extremes[1]) {
-    fail_everywhere(world, "the hosts run different numbers of ranks (from {} to {}): every host must run the same "
+    fail_everywhere(world,
+                    "the hosts run different numbers of ranks (from {} to {}): every host must run the same "
                     "number (mpirun -ppn N or --npernode N, or a hostfile with equal slots)",
                     extremes[0], -extremes[1]);
   }
   hosts.count = world_size / hosts.local_size;
   {
-    const OwnedComm leaders = split(world, MPI_COMM_WORLD, hosts.local_rank == 0 ? 0 : MPI_UNDEFINED, world_rank);
+    const OwnedComm leaders =
+        split(world, MPI_COMM_WORLD, hosts.local_rank == 0 ? 0 : MPI_UNDEFINED, world_rank);
     if (hosts.local_rank == 0) hosts.host = rank_in(world, leaders);
   }
   comm::MpiTransport host_transport(hosts.host_comm, world.options());

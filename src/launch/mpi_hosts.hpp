@@ -37,8 +37,8 @@ struct Hosts {
   OwnedComm column_comm;   // local rank `local_rank` of every host, in host order
   int machine_rank = 0;
   int machine_size = 1;
-  int host = 0;        // this host's index: hosts in the order of their lowest world rank
-  int count = 1;       // hosts
+  int host = 0;   // this host's index: hosts in the order of their lowest world rank
+  int count = 1;  // hosts
   int local_rank = 0;
   int local_size = 1;  // ranks per host, the same on every host
   int simulated = 0;   // simulated hosts asked for; 0: real ones

@@ -29,15 +29,17 @@ class MpiSession {
   MpiSession() {
     int provided = MPI_THREAD_SINGLE;
     if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
-      throw Error("MPI_Init_thread failed: the MPI launcher's environment is not one this MPI library understands "
-                  "(start shmtrain with the mpirun of the MPI it was built with)");
+      throw Error(
+          "MPI_Init_thread failed: the MPI launcher's environment is not one this MPI library understands "
+          "(start shmtrain with the mpirun of the MPI it was built with)");
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (provided < MPI_THREAD_SERIALIZED) {
       MPI_Finalize();
-      throw Error(fmt::format("the MPI library offers thread level {}; shmtrain needs MPI_THREAD_SERIALIZED (its "
-                              "exchange thread calls MPI): use an MPI built with thread support",
-                              provided));
+      throw Error(
+          fmt::format("the MPI library offers thread level {}; shmtrain needs MPI_THREAD_SERIALIZED (its "
+                      "exchange thread calls MPI): use an MPI built with thread support",
+                      provided));
     }
   }
   ~MpiSession() {
@@ -115,15 +117,19 @@ void MpiJob::together(const std::function<void()>& step) {
   throw Error(error);
 }
 
-std::string MpiJob::broadcast_text(const std::string& text) { return broadcast_string(*state_->world, text, 0); }
+std::string MpiJob::broadcast_text(const std::string& text) {
+  return broadcast_string(*state_->world, text, 0);
+}
 
-const topo::PlacementEntry& MpiJob::place(const topo::TopologySource& source, const topo::PlacementOptions& options) {
+const topo::PlacementEntry& MpiJob::place(const topo::TopologySource& source,
+                                          const topo::PlacementOptions& options) {
   const Hosts& hosts = state_->hosts;
   together([&] {
     if (options.nproc_per_node != 0 && options.nproc_per_node != hosts.machine_size) {
-      fail_input("--nproc_per_node {}: under an MPI launcher the ranks per machine are the launcher's ({} here): "
-                 "leave --nproc_per_node out, or give the count to mpirun (-ppn, --npernode)",
-                 options.nproc_per_node, hosts.machine_size);
+      fail_input(
+          "--nproc_per_node {}: under an MPI launcher the ranks per machine are the launcher's ({} here): "
+          "leave --nproc_per_node out, or give the count to mpirun (-ppn, --npernode)",
+          options.nproc_per_node, hosts.machine_size);
     }
     state_->placement = place_rank(source, options, hosts.machine_rank, hosts.machine_size);
   });
@@ -139,13 +145,14 @@ const topo::PlacementEntry& MpiJob::place(const topo::TopologySource& source, co
     std::vector<std::string> ordered(rows.size());
     for (std::size_t i = 0; i < rows.size(); ++i) ordered[std::stoul(ranks[i])] = rows[i];
     std::string& report = state_->report;
-    report = fmt::format("MPI: {} ranks = {} host(s) x {} rank(s){} | {}\n", size(), hosts.count, hosts.local_size,
-                         hosts.simulated > 0
-                             ? fmt::format(" (simulated hosts: the ranks split by rank / {})", hosts.local_size)
-                             : "",
-                         mpi_library_version());
-    report += fmt::format("{:>4}  {:>4}  {:>5}  {:<16}  {:>7}  {:<10}  {}\n", "rank", "host", "local", "machine",
-                          "threads", "cpus", "binding");
+    report =
+        fmt::format("MPI: {} ranks = {} host(s) x {} rank(s){} | {}\n", size(), hosts.count, hosts.local_size,
+                    hosts.simulated > 0
+                        ? fmt::format(" (simulated hosts: the ranks split by rank / {})", hosts.local_size)
+                        : "",
+                    mpi_library_version());
+    report += fmt::format("{:>4}  {:>4}  {:>5}  {:<16}  {:>7}  {:<10}  {}\n", "rank", "host", "local",
+                          "machine", "threads", "cpus", "binding");
     for (const std::string& line : ordered) report += line + "\n";
   }
   return placement.entry;
@@ -165,7 +172,8 @@ int MpiJob::run(const LaunchOptions& options, const WorkerFunction& worker) {
   together([&] {
     if (hosts.local_rank != 0) return;
     for (const comm::StaleSegment& stale : comm::remove_stale_segments()) {
-      fmt::print(stderr, "shmtrain: removed the stale segment /dev/shm/{} of a job whose launcher (pid {}) is gone\n",
+      fmt::print(stderr,
+                 "shmtrain: removed the stale segment /dev/shm/{} of a job whose launcher (pid {}) is gone\n",
                  stale.name, stale.launcher_pid);
     }
     segment.emplace(comm::Segment::create({hosts.local_size, options.slot_bytes, options.arena_bytes}, name));
@@ -181,19 +189,22 @@ int MpiJob::run(const LaunchOptions& options, const WorkerFunction& worker) {
     comm::ShmOptions shm = options.comm;
     shm.transport.threads = placement.entry.threads;
     comm::ShmCommunicator local(segment->bytes(), hosts.local_rank, shm);
-    comm::MpiCommunicator column(hosts.column_comm,
-                                 {.timeout = shm.transport.timeout, .threads = placement.entry.threads, .watch = header});
+    comm::MpiCommunicator column(
+        hosts.column_comm,
+        {.timeout = shm.transport.timeout, .threads = placement.entry.threads, .watch = header});
     comm::HierarchicalCommunicator communicator(local, column);
-    WorkerContext context{communicator.rank(), communicator.size(), placement.entry, communicator, placement.bound,
-                          name};
+    WorkerContext context{communicator.rank(), communicator.size(), placement.entry,
+                          communicator,        placement.bound,     name};
     code = worker(context);
   } catch (const comm::PeerFailure& e) {
-    abort_job(header, fmt::format("shmtrain: rank {} (host {}, local rank {}): stopped: {}", rank(), hosts.host,
-                                  hosts.local_rank, e.what()),
+    abort_job(header,
+              fmt::format("shmtrain: rank {} (host {}, local rank {}): stopped: {}", rank(), hosts.host,
+                          hosts.local_rank, e.what()),
               kExitPeerFailure);
   } catch (const std::exception& e) {
-    abort_job(header, fmt::format("shmtrain: rank {} (host {}, local rank {}): error: {}", rank(), hosts.host,
-                                  hosts.local_rank, e.what()),
+    abort_job(header,
+              fmt::format("shmtrain: rank {} (host {}, local rank {}): error: {}", rank(), hosts.host,
+                          hosts.local_rank, e.what()),
               kExitFailed);
   }
   allreduce_ints(*state_->world, {&code, 1}, MPI_MAX, "agreeing on the exit code");
@@ -202,8 +213,8 @@ int MpiJob::run(const LaunchOptions& options, const WorkerFunction& worker) {
 
 void MpiJob::plain_allreduce(std::span<float> data) {
   comm::MpiTransport& world = *state_->world;
-  world.check(MPI_Allreduce(MPI_IN_PLACE, data.data(), comm::mpi_count(data.size(), "MPI_Allreduce"), MPI_FLOAT,
-                            MPI_SUM, MPI_COMM_WORLD),
+  world.check(MPI_Allreduce(MPI_IN_PLACE, data.data(), comm::mpi_count(data.size(), "MPI_Allreduce"),
+                            MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD),
               "MPI_Allreduce");
 }
 

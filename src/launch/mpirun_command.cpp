@@ -25,9 +25,11 @@ MpiFlavor detect_mpi_flavor(const std::string& mpirun) {
   if (output.find("Open MPI") != std::string::npos || output.find("OpenRTE") != std::string::npos) {
     return MpiFlavor::open_mpi;
   }
-  if (output.find("HYDRA") != std::string::npos || output.find("Intel") != std::string::npos) return MpiFlavor::hydra;
-  fail_input("`{} --version` {}: install Open MPI (openmpi-bin) or MPICH on every host, with {} on PATH", mpirun,
-             status == 0 ? "names neither Open MPI nor Hydra (MPICH, Intel MPI)" : "failed: " + output, mpirun);
+  if (output.find("HYDRA") != std::string::npos || output.find("Intel") != std::string::npos)
+    return MpiFlavor::hydra;
+  fail_input(
+      "`{} --version` {}: install Open MPI (openmpi-bin) or MPICH on every host, with {} on PATH", mpirun,
+      status == 0 ? "names neither Open MPI nor Hydra (MPICH, Intel MPI)" : "failed: " + output, mpirun);
 }
 
 std::vector<std::string> mpirun_command(const MpirunRequest& request, MpiFlavor flavor, bool as_root) {
@@ -56,7 +58,8 @@ std::vector<std::string> read_hostfile(const fs::path& hostfile) {
     if (!(words >> host)) continue;
     hosts.push_back(host.substr(0, host.find(':')));
   }
-  if (hosts.empty()) fail_input("--hostfile {} names no host: write one host name or address per line", hostfile.string());
+  if (hosts.empty())
+    fail_input("--hostfile {} names no host: write one host name or address per line", hostfile.string());
   return hosts;
 }
 
@@ -88,8 +91,9 @@ std::string shell_join(const std::vector<std::string>& words) {
   std::string line;
   for (const std::string& word : words) {
     if (!line.empty()) line += ' ';
-    const bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                                "0123456789_-./=:,+@%") == std::string::npos;
+    const bool plain = !word.empty() && word.find_first_not_of(
+                                            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                            "0123456789_-./=:,+@%") == std::string::npos;
     if (plain) {
       line += word;
       continue;

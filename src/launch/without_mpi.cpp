@@ -11,7 +11,8 @@ struct MpiJob::State {};
 MpiJob::MpiJob(int) {
   throw Error(
       "this shmtrain was built without MPI, so it cannot run as a rank of an MPI job: install an MPI "
-      "(libopenmpi-dev or libmpich-dev), rebuild with -DSHMTRAIN_WITH_MPI=ON, or start shmtrain without mpirun");
+      "(libopenmpi-dev or libmpich-dev), rebuild with -DSHMTRAIN_WITH_MPI=ON, or start shmtrain without "
+      "mpirun");
 }
 MpiJob::~MpiJob() = default;
 int MpiJob::rank() const { return 0; }
@@ -28,7 +29,9 @@ const std::string& MpiJob::report() const {
   static const std::string empty;
   return empty;
 }
-int MpiJob::run(const LaunchOptions&, const WorkerFunction&) { throw Error("MpiJob::run: built without MPI"); }
+int MpiJob::run(const LaunchOptions&, const WorkerFunction&) {
+  throw Error("MpiJob::run: built without MPI");
+}
 void MpiJob::plain_allreduce(std::span<float>) { throw Error("MpiJob::plain_allreduce: built without MPI"); }
 
 }  // namespace shmtrain::launch

@@ -43,8 +43,8 @@ inline void check_allreduce(comm::Communicator& comm) {
         }
         comm.allreduce(data, op);
         require_equal(data, expected,
-                      fmt::format("rank {}: allreduce {} of {} floats ({})", comm.rank(), comm::to_string(op), n,
-                                  in_arena ? "arena" : "private"));
+                      fmt::format("rank {}: allreduce {} of {} floats ({})", comm.rank(), comm::to_string(op),
+                                  n, in_arena ? "arena" : "private"));
       }
     }
   }
@@ -77,8 +77,9 @@ inline void check_allreduce_order(comm::Communicator& comm, int local_size) {
     const std::vector<float>& mine = inputs[static_cast<std::size_t>(comm.rank())];
     std::copy(mine.begin(), mine.end(), data.begin());
     comm.allreduce(data, comm::ReduceOp::avg);
-    require_equal(data, expected,
-                  fmt::format("rank {}: avg of random data ({})", comm.rank(), in_arena ? "arena" : "private"));
+    require_equal(
+        data, expected,
+        fmt::format("rank {}: avg of random data ({})", comm.rank(), in_arena ? "arena" : "private"));
   }
 }
 
@@ -92,7 +93,8 @@ inline void check_broadcast(comm::Communicator& comm) {
         expected[i] = value_of(root, i);
       }
       comm.broadcast(data, root);
-      require_equal(data, expected, fmt::format("rank {}: broadcast from {} of {} floats", comm.rank(), root, n));
+      require_equal(data, expected,
+                    fmt::format("rank {}: broadcast from {} of {} floats", comm.rank(), root, n));
     }
   }
 }
@@ -101,21 +103,23 @@ inline void check_broadcast(comm::Communicator& comm) {
 inline void check_allgather(comm::Communicator& comm) {
   const auto P = static_cast<std::size_t>(comm.size());
   for (bool in_place : {false, true}) {
-    const std::vector<std::size_t> sizes = in_place ? std::vector<std::size_t>{0, 1, 7, kLargeCount}
-                                                    : std::vector<std::size_t>{0, 1, 7, 300001};
+    const std::vector<std::size_t> sizes =
+        in_place ? std::vector<std::size_t>{0, 1, 7, kLargeCount} : std::vector<std::size_t>{0, 1, 7, 300001};
     for (std::size_t n : sizes) {
       std::vector<float> output(n * P, -1.0f);
       std::vector<float> separate(n);
       const std::span<float> input =
-          in_place ? std::span(output).subspan(static_cast<std::size_t>(comm.rank()) * n, n) : std::span(separate);
+          in_place ? std::span(output).subspan(static_cast<std::size_t>(comm.rank()) * n, n)
+                   : std::span(separate);
       for (std::size_t i = 0; i < n; ++i) input[i] = value_of(comm.rank(), i);
       std::vector<float> expected;
       for (std::size_t q = 0; q < P; ++q) {
         for (std::size_t i = 0; i < n; ++i) expected.push_back(value_of(static_cast<int>(q), i));
       }
       comm.allgather(input, output);
-      require_equal(output, expected,
-                    fmt::format("rank {}: allgather of {} floats{}", comm.rank(), n, in_place ? " in place" : ""));
+      require_equal(
+          output, expected,
+          fmt::format("rank {}: allgather of {} floats{}", comm.rank(), n, in_place ? " in place" : ""));
     }
   }
 }
@@ -134,8 +138,9 @@ inline void check_reduce_scatter(comm::Communicator& comm) {
         expected[i] = expected_reduction(P, static_cast<std::size_t>(comm.rank()) * n + i, op);
       }
       comm.reduce_scatter(input, output, op);
-      require_equal(output, expected,
-                    fmt::format("rank {}: reduce_scatter {} of {} floats", comm.rank(), comm::to_string(op), n));
+      require_equal(
+          output, expected,
+          fmt::format("rank {}: reduce_scatter {} of {} floats", comm.rank(), comm::to_string(op), n));
     }
   }
 }
@@ -148,7 +153,8 @@ inline void check_barrier(comm::Communicator& comm, const std::filesystem::path&
     comm.barrier();
     for (int q = 0; q < comm.size(); ++q) {
       if (!std::filesystem::exists(dir / fmt::format("{}-{}", round, q))) {
-        throw Error(fmt::format("rank {} passed barrier {} before rank {} reached it", comm.rank(), round, q));
+        throw Error(
+            fmt::format("rank {} passed barrier {} before rank {} reached it", comm.rank(), round, q));
       }
     }
   }

@@ -89,9 +89,13 @@ TEST_P(Hierarchical, AllreduceAddsWithinHostsThenAcrossThem) {
 
 TEST_P(Hierarchical, BroadcastFromEveryRoot) { run_hosts(hosts(), local(), check_broadcast); }
 
-TEST_P(Hierarchical, AllgatherPlacesEveryRanksInputInRankOrder) { run_hosts(hosts(), local(), check_allgather); }
+TEST_P(Hierarchical, AllgatherPlacesEveryRanksInputInRankOrder) {
+  run_hosts(hosts(), local(), check_allgather);
+}
 
-TEST_P(Hierarchical, ReduceScatterGivesEachRankItsBlock) { run_hosts(hosts(), local(), check_reduce_scatter); }
+TEST_P(Hierarchical, ReduceScatterGivesEachRankItsBlock) {
+  run_hosts(hosts(), local(), check_reduce_scatter);
+}
 
 TEST_P(Hierarchical, BarrierOrdersWhatRanksDoBeforeIt) {
   const TempDir dir;
@@ -114,8 +118,8 @@ TEST_P(Hierarchical, AFailingRankStopsEveryRank) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, Hierarchical,
-                         ::testing::Values(std::tuple{1, 3}, std::tuple{2, 1}, std::tuple{2, 2}, std::tuple{3, 2},
-                                           std::tuple{2, 3}),
+                         ::testing::Values(std::tuple{1, 3}, std::tuple{2, 1}, std::tuple{2, 2},
+                                           std::tuple{3, 2}, std::tuple{2, 3}),
                          [](const ::testing::TestParamInfo<std::tuple<int, int>>& param) {
                            return fmt::format("H{}xL{}", std::get<0>(param.param), std::get<1>(param.param));
                          });

@@ -54,14 +54,16 @@ TEST_P(MpiCollectives, EveryCollectiveIsExactOnSimulatedHosts) {
   const auto [ranks, hosts] = GetParam();
   const TempDir dir;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-  const CliRun run = run_command(fmt::format("{}={} {}={} {} {} --gtest_filter=MpiRanks.*", kHostsVariable, hosts,
-                                             kDirVariable, dir.path().string(), mpiexec_prefix(ranks), self));
+  const CliRun run =
+      run_command(fmt::format("{}={} {}={} {} {} --gtest_filter=MpiRanks.*", kHostsVariable, hosts,
+                              kDirVariable, dir.path().string(), mpiexec_prefix(ranks), self));
   EXPECT_EQ(run.exit_code, 0) << run.output();
   EXPECT_EQ(run.out.find("SKIPPED"), std::string::npos) << run.out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, MpiCollectives,
-                         ::testing::Values(std::tuple{4, 2}, std::tuple{3, 3}, std::tuple{6, 2}, std::tuple{4, 1}),
+                         ::testing::Values(std::tuple{4, 2}, std::tuple{3, 3}, std::tuple{6, 2},
+                                           std::tuple{4, 1}),
                          [](const ::testing::TestParamInfo<std::tuple<int, int>>& param) {
                            return fmt::format("H{}xL{}", std::get<1>(param.param),
                                               std::get<0>(param.param) / std::get<1>(param.param));

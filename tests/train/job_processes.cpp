@@ -48,7 +48,8 @@ std::vector<pid_t> descendants_running(pid_t pid, const fs::path& program) {
   std::vector<pid_t> found;
   for (pid_t child : children_of(pid)) {
     std::error_code error;
-    if (fs::read_symlink(fmt::format("/proc/{}/exe", child), error) == fs::canonical(program)) found.push_back(child);
+    if (fs::read_symlink(fmt::format("/proc/{}/exe", child), error) == fs::canonical(program))
+      found.push_back(child);
     for (pid_t below : descendants_running(child, program)) found.push_back(below);
   }
   return found;
@@ -59,7 +60,8 @@ pid_t start_process(const std::vector<std::string>& argv, const fs::path& out, c
   if (pid != 0) return pid;
   const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (out_fd < 0 || err_fd < 0 || dup2(out_fd, STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0) _exit(126);
+  if (out_fd < 0 || err_fd < 0 || dup2(out_fd, STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0)
+    _exit(126);
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);

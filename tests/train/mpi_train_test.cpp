@@ -29,11 +29,11 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-#define SKIP_WITHOUT_MPI()                                                             \
-  do {                                                                                 \
-    if (const std::string reason = mpi_unavailable_reason(); !reason.empty()) {        \
-      GTEST_SKIP() << reason;                                                          \
-    }                                                                                  \
+#define SKIP_WITHOUT_MPI()                                                      \
+  do {                                                                          \
+    if (const std::string reason = mpi_unavailable_reason(); !reason.empty()) { \
+      GTEST_SKIP() << reason;                                                   \
+    }                                                                           \
   } while (false)
 
 // The PyTorch reference's settings (as data_parallel_test.cpp): a global batch of 8, 2 rows per
@@ -75,10 +75,12 @@ TEST_P(MpiTrain, TwoSimulatedHostsTrainTheModelOfFourWorkersOnOneHostBitIdentica
     EXPECT_EQ(losses[i].first, expected[i].first);
     // Within 1e-5 relative: within a host the ranks' gradients add as on one box, then the hosts'
     // sums add; a different order of the same additions.
-    EXPECT_NEAR(losses[i].second, expected[i].second, 1e-5 * std::abs(expected[i].second)) << "step " << i + 1;
+    EXPECT_NEAR(losses[i].second, expected[i].second, 1e-5 * std::abs(expected[i].second))
+        << "step " << i + 1;
     worst = std::max(worst, std::abs(losses[i].second - expected[i].second) / std::abs(expected[i].second));
   }
-  std::printf("2 simulated hosts x 2 ranks vs 4 workers on one host: largest relative loss difference %.2e\n", worst);
+  std::printf("2 simulated hosts x 2 ranks vs 4 workers on one host: largest relative loss difference %.2e\n",
+              worst);
   expect_same_weights(dir / "hosts" / "model.safetensors", dir / "box" / "model.safetensors");
   EXPECT_EQ(metric_by_step(dir / "again" / "metrics.jsonl", "loss"), losses);
   EXPECT_EQ(read_file(dir / "again" / "model.safetensors"), read_file(dir / "hosts" / "model.safetensors"));
@@ -97,16 +99,19 @@ TEST(MpiTrainBf16, Bf16GradientsAcrossHostsTrainAsOnOneHost) {
   SKIP_WITHOUT_MPI();
   const TempDir dir;
   const ReferenceRun run = write_reference_run(dir);
-  const CliRun box = run_shmtrain(reference_flags(run, dir / "box", false) + " --ddp_bf16_grads --nproc_per_node 4");
+  const CliRun box =
+      run_shmtrain(reference_flags(run, dir / "box", false) + " --ddp_bf16_grads --nproc_per_node 4");
   ASSERT_EQ(box.exit_code, 0) << box.output();
-  const CliRun hosts = run_under_mpi(4, reference_flags(run, dir / "hosts", false) + " --ddp_bf16_grads --simulated_hosts 2");
+  const CliRun hosts =
+      run_under_mpi(4, reference_flags(run, dir / "hosts", false) + " --ddp_bf16_grads --simulated_hosts 2");
   ASSERT_EQ(hosts.exit_code, 0) << hosts.output();
   const auto expected = metric_by_step(dir / "box" / "metrics.jsonl", "loss");
   const auto losses = metric_by_step(dir / "hosts" / "metrics.jsonl", "loss");
   ASSERT_EQ(expected.size(), 20u);
   ASSERT_EQ(losses.size(), expected.size());
   for (std::size_t i = 0; i < losses.size(); ++i) {
-    EXPECT_NEAR(losses[i].second, expected[i].second, 1e-4 * std::abs(expected[i].second)) << "step " << i + 1;
+    EXPECT_NEAR(losses[i].second, expected[i].second, 1e-4 * std::abs(expected[i].second))
+        << "step " << i + 1;
   }
 }
 
@@ -120,7 +125,8 @@ TEST(MpiTrainFailure, AKilledRankStopsEveryRankWithinSecondsLeavesNoSegmentAndTh
                             " --train_file " + run.train_file.string() + " --output_dir " + out.string() +
                             " --do_eval false --max_seq_length 32 --per_device_train_batch_size 2"
                             " --num_train_epochs 5000 --save_steps 25 --logging_steps 1000";
-  std::vector<std::string> argv = split_words(mpiexec_prefix(4) + " " + shmtrain_binary().string() + " " + flags);
+  std::vector<std::string> argv =
+      split_words(mpiexec_prefix(4) + " " + shmtrain_binary().string() + " " + flags);
   const pid_t mpiexec = start_process(argv, dir / "stdout.txt", dir / "stderr.txt");
   ASSERT_GT(mpiexec, 0);
   const auto started = std::chrono::steady_clock::now();
@@ -137,7 +143,8 @@ TEST(MpiTrainFailure, AKilledRankStopsEveryRankWithinSecondsLeavesNoSegmentAndTh
   const auto killed = std::chrono::steady_clock::now();
   int status = 0;
   pid_t reaped = 0;
-  while ((reaped = waitpid(mpiexec, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() - killed < 30s) {
+  while ((reaped = waitpid(mpiexec, &status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() - killed < 30s) {
     std::this_thread::sleep_for(10ms);
   }
   if (reaped == 0) {
@@ -171,28 +178,32 @@ TEST(MpiTrainFailure, AKilledRankStopsEveryRankWithinSecondsLeavesNoSegmentAndTh
   const CliRun resumed = run_under_mpi(4, flags + fmt::format(" --max_steps {}", step + 2));
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output();
   EXPECT_NE(resumed.out.find("resuming from " + last), std::string::npos) << resumed.out;
-  EXPECT_NE(resumed.out.find(fmt::format("step {}/{}", step + 2, step + 2)), std::string::npos) << resumed.out;
+  EXPECT_NE(resumed.out.find(fmt::format("step {}/{}", step + 2, step + 2)), std::string::npos)
+      << resumed.out;
 }
 
 TEST(MpiTrainFailure, BadInputIsOneErrorFromRankZeroAndEveryRankExitsNonZero) {
   SKIP_WITHOUT_MPI();
   const TempDir dir;
   const ReferenceRun run = write_reference_run(dir);
-  const CliRun result = run_under_mpi(4, "train --simulated_hosts 2 --model_name_or_path " + run.model.string() +
-                                             " --train_file " + (dir / "missing.jsonl").string() + " --output_dir " +
-                                             (dir / "out").string() + " --do_eval false --max_seq_length 32");
+  const CliRun result =
+      run_under_mpi(4, "train --simulated_hosts 2 --model_name_or_path " + run.model.string() +
+                           " --train_file " + (dir / "missing.jsonl").string() + " --output_dir " +
+                           (dir / "out").string() + " --do_eval false --max_seq_length 32");
   EXPECT_NE(result.exit_code, 0);
   const std::string message = "shmtrain: error: " + (dir / "missing.jsonl").string() + ": no such file";
   const std::size_t first = result.err.find(message);
   ASSERT_NE(first, std::string::npos) << result.err;
-  EXPECT_EQ(result.err.find(message, first + 1), std::string::npos) << "reported more than once:\n" << result.err;
+  EXPECT_EQ(result.err.find(message, first + 1), std::string::npos) << "reported more than once:\n"
+                                                                    << result.err;
   EXPECT_FALSE(fs::exists(dir / "out"));
 
-  const CliRun uneven = run_under_mpi(4, "train --simulated_hosts 3 --model_name_or_path " + run.model.string() +
-                                             " --train_file " + run.train_file.string() + " --output_dir " +
-                                             (dir / "out").string());
+  const CliRun uneven = run_under_mpi(4, "train --simulated_hosts 3 --model_name_or_path " +
+                                             run.model.string() + " --train_file " + run.train_file.string() +
+                                             " --output_dir " + (dir / "out").string());
   EXPECT_NE(uneven.exit_code, 0);
-  EXPECT_NE(uneven.err.find("--simulated_hosts 3 does not divide the job's 4 ranks"), std::string::npos) << uneven.err;
+  EXPECT_NE(uneven.err.find("--simulated_hosts 3 does not divide the job's 4 ranks"), std::string::npos)
+      << uneven.err;
 }
 
 // `train --hostfile FILE --nnodes N` prints the mpirun line it builds and runs it.
@@ -201,17 +212,19 @@ TEST(MpiTrainLauncher, HostfileStartsMpirunWithTheRanksPerHost) {
   const TempDir dir;
   const ReferenceRun run = write_reference_run(dir);
   const launch::MpiFlavor flavor = launch::detect_mpi_flavor("mpirun");
-  write_file(dir / "hostfile", flavor == launch::MpiFlavor::open_mpi ? "localhost slots=4\n" : "localhost:4\n");
-  const CliRun result = run_shmtrain("train --hostfile " + (dir / "hostfile").string() +
-                                     " --nnodes 1 --nproc_per_node 4 --simulated_hosts 2 --model_name_or_path " +
-                                     run.model.string() + " --train_file " + run.train_file.string() +
-                                     " --output_dir " + (dir / "out").string() +
-                                     " --do_eval false --max_seq_length 32 --per_device_train_batch_size 2"
-                                     " --max_steps 4 --logging_steps 1 --save_steps 0");
+  write_file(dir / "hostfile",
+             flavor == launch::MpiFlavor::open_mpi ? "localhost slots=4\n" : "localhost:4\n");
+  const CliRun result = run_shmtrain(
+      "train --hostfile " + (dir / "hostfile").string() +
+      " --nnodes 1 --nproc_per_node 4 --simulated_hosts 2 --model_name_or_path " + run.model.string() +
+      " --train_file " + run.train_file.string() + " --output_dir " + (dir / "out").string() +
+      " --do_eval false --max_seq_length 32 --per_device_train_batch_size 2"
+      " --max_steps 4 --logging_steps 1 --save_steps 0");
   ASSERT_EQ(result.exit_code, 0) << result.output();
   EXPECT_NE(result.out.find("shmtrain: 1 host(s) x 4 rank(s): mpirun "), std::string::npos) << result.out;
-  EXPECT_NE(result.out.find(flavor == launch::MpiFlavor::open_mpi ? "-np 4 --map-by ppr:4:node" : "-n 4 -ppn 4"),
-            std::string::npos)
+  EXPECT_NE(
+      result.out.find(flavor == launch::MpiFlavor::open_mpi ? "-np 4 --map-by ppr:4:node" : "-n 4 -ppn 4"),
+      std::string::npos)
       << result.out;
   EXPECT_NE(result.out.find("MPI: 4 ranks = 2 host(s) x 2 rank(s)"), std::string::npos) << result.out;
   EXPECT_EQ(metric_by_step(dir / "out" / "metrics.jsonl", "loss").size(), 4u);
@@ -221,13 +234,14 @@ TEST(MpiTrainLauncher, HostfileStartsMpirunWithTheRanksPerHost) {
 // unbound, shmtrain binds the rank itself.
 TEST(MpiTrainLauncher, ALaunchersBindingIsKeptAndSaid) {
   SKIP_WITHOUT_MPI();
-  if (launch::detect_mpi_flavor("mpirun") != launch::MpiFlavor::open_mpi) GTEST_SKIP() << "uses Open MPI's --bind-to";
+  if (launch::detect_mpi_flavor("mpirun") != launch::MpiFlavor::open_mpi)
+    GTEST_SKIP() << "uses Open MPI's --bind-to";
   const TempDir dir;
   const ReferenceRun run = write_reference_run(dir);
-  const std::string flags =
-      fmt::format(" {} train --dry_run --model_name_or_path {} --train_file {} --output_dir {} --do_eval false"
-                  " --max_seq_length 32",
-                  shmtrain_binary().string(), run.model.string(), run.train_file.string(), (dir / "out").string());
+  const std::string flags = fmt::format(
+      " {} train --dry_run --model_name_or_path {} --train_file {} --output_dir {} --do_eval false"
+      " --max_seq_length 32",
+      shmtrain_binary().string(), run.model.string(), run.train_file.string(), (dir / "out").string());
   const CliRun bound = run_command(fmt::format("{} --bind-to core{}", mpiexec_prefix(1), flags));
   ASSERT_EQ(bound.exit_code, 0) << bound.output();
   EXPECT_NE(bound.out.find("kept from the MPI launcher"), std::string::npos) << bound.out;
@@ -237,10 +251,12 @@ TEST(MpiTrainLauncher, ALaunchersBindingIsKeptAndSaid) {
 }
 
 TEST(MpiTrainLauncher, SimulatedHostsWithoutAnMpiLauncherAreRefused) {
-  const CliRun result = run_shmtrain("train --simulated_hosts 2 --task_name mrpc --data_dir /nonexistent --output_dir /nonexistent");
+  const CliRun result = run_shmtrain(
+      "train --simulated_hosts 2 --task_name mrpc --data_dir /nonexistent --output_dir /nonexistent");
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.err.find("--simulated_hosts 2 splits the ranks of an MPI job: start shmtrain under mpirun"),
-            std::string::npos)
+  EXPECT_NE(
+      result.err.find("--simulated_hosts 2 splits the ranks of an MPI job: start shmtrain under mpirun"),
+      std::string::npos)
       << result.err;
 }
 

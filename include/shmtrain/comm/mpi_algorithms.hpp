@@ -13,8 +13,9 @@
 
 namespace shmtrain::comm {
 
-void mpi_allreduce_alltoall(MpiTransport& transport, std::span<float> data, ReduceOp op, std::vector<float>& scratch);
-void mpi_reduce_scatter_alltoall(MpiTransport& transport, std::span<const float> input, std::span<float> output,
-                                 ReduceOp op, std::vector<float>& scratch);
+void mpi_allreduce_alltoall(MpiTransport& transport, std::span<float> data, ReduceOp op,
+                            std::vector<float>& scratch);
+void mpi_reduce_scatter_alltoall(MpiTransport& transport, std::span<const float> input,
+                                 std::span<float> output, ReduceOp op, std::vector<float>& scratch);
 
 }  // namespace shmtrain::comm

@@ -25,8 +25,8 @@ inline constexpr std::size_t kMpiChunkFloats = std::size_t{1} << 20;
 
 struct MpiTransportOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest wait for one operation
-  int threads = 1;                        // this rank's threads for reductions and copies
-  const SegmentHeader* watch = nullptr;   // a segment whose abort flag ends every wait
+  int threads = 1;                       // this rank's threads for reductions and copies
+  const SegmentHeader* watch = nullptr;  // a segment whose abort flag ends every wait
 };
 
 class MpiTransport {

@@ -55,7 +55,7 @@ class MpiJob {
   MpiJob(const MpiJob&) = delete;
   MpiJob& operator=(const MpiJob&) = delete;
 
-  int rank() const;        // host * local_size() + local_rank()
+  int rank() const;  // host * local_size() + local_rank()
   int size() const;
   int hosts() const;
   int local_rank() const;
@@ -70,7 +70,8 @@ class MpiJob {
   // Collective: places and binds this rank (rank_placement.hpp; the placement flags as for the
   // fork launcher, nproc_per_node being mpirun's ranks per machine) and gathers every rank's
   // placement into report() on rank 0. Throws as together().
-  const topo::PlacementEntry& place(const topo::TopologySource& source, const topo::PlacementOptions& options);
+  const topo::PlacementEntry& place(const topo::TopologySource& source,
+                                    const topo::PlacementOptions& options);
   // On rank 0 after place(): the layout and a table of every rank's placement; "" elsewhere.
   const std::string& report() const;
 

@@ -18,11 +18,11 @@ enum class MpiFlavor {
 };
 
 struct MpirunRequest {
-  std::string mpirun = "mpirun";        // found on PATH
+  std::string mpirun = "mpirun";  // found on PATH
   std::filesystem::path hostfile;
   int nnodes = 1;
   int ranks_per_node = 1;
-  std::vector<std::string> program;     // shmtrain and its arguments
+  std::vector<std::string> program;  // shmtrain and its arguments
 };
 
 // Runs `mpirun --version`: "Open MPI" is open_mpi, "HYDRA" or "Intel" hydra. Throws InputError

@@ -12,9 +12,9 @@
 namespace shmtrain::launch {
 
 struct RankPlacement {
-  topo::PlacementEntry entry;          // rank is machine_rank; cpus, NUMA nodes and threads in force
-  bool bound = false;                  // CPU (and memory) binding is in force, ours or the launcher's
-  std::string binding;                 // "shmtrain (hwloc)", "kept from the MPI launcher", "none: ..."
+  topo::PlacementEntry entry;  // rank is machine_rank; cpus, NUMA nodes and threads in force
+  bool bound = false;          // CPU (and memory) binding is in force, ours or the launcher's
+  std::string binding;         // "shmtrain (hwloc)", "kept from the MPI launcher", "none: ..."
 };
 
 // REQUIRES: 0 <= machine_rank < machine_size, the ranks that share this machine. `options`
