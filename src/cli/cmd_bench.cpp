@@ -15,7 +15,7 @@
 #include "shmtrain/bench/train_bench.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/cli/commands.hpp"
-#include "shmtrain/cli/mpi_flags.hpp"
+#include "shmtrain/cli/multi_node_flags.hpp"
 #include "shmtrain/cli/placement_flags.hpp"
 #include "shmtrain/launch/launcher.hpp"
 #include "shmtrain/launch/mpi_job.hpp"
@@ -29,7 +29,7 @@ namespace {
 
 struct BenchAllreduceFlags {
   PlacementFlags placement;
-  MpiFlags mpi;
+  MultiNodeFlags multi_node;
   std::string sizes;
   bench::AllreduceBenchOptions options;
 };
@@ -42,7 +42,7 @@ std::vector<std::size_t> mpi_default_sizes() {
 }
 
 int run_bench_allreduce_under_mpi(const BenchAllreduceFlags& flags) {
-  launch::MpiJob job(flags.mpi.simulated_hosts);
+  launch::MpiJob job(flags.multi_node.simulated_hosts);
   bench::AllreduceBenchOptions options = flags.options;
   job.together([&] {
     if (options.copy_in) fail_input("--copy_in is not measured under an MPI launcher: the buffers are the shared arena");
@@ -59,7 +59,7 @@ int run_bench_allreduce_under_mpi(const BenchAllreduceFlags& flags) {
   launch::LaunchOptions launch_options;
   launch_options.arena_bytes = *std::max_element(options.sizes.begin(), options.sizes.end()) + 4096;
   const std::string layout = fmt::format("{} ranks = {} host(s) x {}{}", job.size(), job.hosts(), job.local_size(),
-                                         flags.mpi.simulated_hosts > 0 ? " (simulated hosts)" : "");
+                                         flags.multi_node.simulated_hosts > 0 ? " (simulated hosts)" : "");
   const int code = job.run(launch_options, [&](launch::WorkerContext& context) {
     return bench::run_hierarchical_allreduce_bench(
                context.communicator, [&job](std::span<float> data) { job.plain_allreduce(data); }, options, layout)
@@ -72,8 +72,8 @@ int run_bench_allreduce_under_mpi(const BenchAllreduceFlags& flags) {
 
 int run_bench_allreduce(const BenchAllreduceFlags& flags) {
   if (launch::started_by_mpi_launcher()) return run_bench_allreduce_under_mpi(flags);
-  if (wants_mpirun(flags.mpi)) start_mpirun(flags.mpi, flags.placement);
-  check_simulated_hosts(flags.mpi);
+  if (wants_mpirun(flags.multi_node)) start_mpirun(flags.multi_node, flags.placement);
+  check_simulated_hosts(flags.multi_node);
   bench::AllreduceBenchOptions options = flags.options;
   options.sizes = flags.sizes.empty() ? bench::default_sizes() : bench::parse_sizes(flags.sizes);
   const ResolvedPlacement resolved = resolve_placement(flags.placement);
@@ -142,7 +142,7 @@ Command add_bench_command(CLI::App& app) {
   allreduce->add_flag("--copy_in", flags->options.copy_in,
                       "Buffers in each worker's private memory (copied through the segment) instead of the shared arena");
   allreduce->add_flag("--json", flags->options.json, "One JSON object per size instead of the table");
-  add_mpi_flags(*allreduce, flags->mpi);
+  add_multi_node_flags(*allreduce, flags->multi_node);
 
   auto train_flags = std::make_shared<BenchTrainFlags>();
   CLI::App* train = sub->add_subcommand(

@@ -18,7 +18,7 @@
 #include <fmt/format.h>
 
 #include "shmtrain/cli/commands.hpp"
-#include "shmtrain/cli/mpi_flags.hpp"
+#include "shmtrain/cli/multi_node_flags.hpp"
 #include "shmtrain/cli/placement_flags.hpp"
 #include "shmtrain/cli/train_option_table.hpp"
 #include "shmtrain/comm/local_communicator.hpp"
@@ -36,7 +36,7 @@ struct TrainCommand {
   std::string config;
   std::map<std::string, CLI::Option*> flags;  // option name -> its CLI11 option
   PlacementFlags placement;
-  MpiFlags mpi;
+  MultiNodeFlags multi_node;
 };
 
 train::TrainOptions resolve_options(const TrainCommand& command) {
@@ -71,11 +71,11 @@ std::size_t arena_bytes_for(const train::TrainOptions& options, const train::Run
 // One rank of an MPI job. Every rank reads the inputs itself; rank 0 alone prepares output_dir
 // and tells the others where training starts. A bad option or input is reported once, by rank 0.
 int run_train_under_mpi(const TrainCommand& command) {
-  launch::MpiJob job(command.mpi.simulated_hosts);
+  launch::MpiJob job(command.multi_node.simulated_hosts);
   train::TrainOptions options;
   std::string options_toml;
   job.together([&] {
-    if (wants_mpirun(command.mpi)) {
+    if (wants_mpirun(command.multi_node)) {
       fail_input("--hostfile and --nnodes start mpirun, and this shmtrain already runs under an MPI launcher: give "
                  "the hostfile to mpirun instead");
     }
@@ -116,10 +116,10 @@ int run_train_under_mpi(const TrainCommand& command) {
 
 int run_train(const TrainCommand& command) {
   if (launch::started_by_mpi_launcher()) return run_train_under_mpi(command);
-  if (!wants_mpirun(command.mpi)) check_simulated_hosts(command.mpi);
+  if (!wants_mpirun(command.multi_node)) check_simulated_hosts(command.multi_node);
   const train::TrainOptions options = resolve_options(command);
   const std::string options_toml = train_options_to_toml(options);
-  if (wants_mpirun(command.mpi)) start_mpirun(command.mpi, command.placement);
+  if (wants_mpirun(command.multi_node)) start_mpirun(command.multi_node, command.placement);
   const ResolvedPlacement placement = resolve_placement(command.placement);
   const topo::PlacementPlan& plan = placement.plan;
   const int workers = static_cast<int>(plan.workers.size());
@@ -173,7 +173,7 @@ Command add_train_command(CLI::App& app) {
     command->flags[spec.name] = flag;
   }
   add_placement_flags(*sub, command->placement);
-  add_mpi_flags(*sub, command->mpi);
+  add_multi_node_flags(*sub, command->multi_node);
   return Command{sub, [command] { return run_train(*command); }};
 }
 

@@ -11,6 +11,13 @@ bool started_by_mpi_launcher() {
   return false;
 }
 
+int mpi_launcher_world_size() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE"}) {
+    if (const char* value = std::getenv(name); value != nullptr) return std::atoi(value);
+  }
+  return 0;
+}
+
 bool mpi_built_in() {
 #if defined(SHMTRAIN_HAVE_MPI)
   return true;

@@ -82,6 +82,13 @@ struct MpiJob::State {
 
 MpiJob::MpiJob(int simulated_hosts) : state_(std::make_unique<State>()) {
   state_->world.emplace(MPI_COMM_WORLD, comm::MpiTransportOptions{.timeout = kSetUpTimeout});
+  // Another MPI's launcher: this library did not understand its environment and made each
+  // process a job of its own, which would train alone and write the same output_dir.
+  if (const int expected = mpi_launcher_world_size(); expected > 0 && expected != state_->world->size()) {
+    throw Error(fmt::format("the MPI launcher started {} ranks, but this shmtrain's MPI ({}) sees a job of {}: start "
+                            "it with the mpirun of the MPI it was built with",
+                            expected, mpi_library_version(), state_->world->size()));
+  }
   state_->hosts = find_hosts(*state_->world, simulated_hosts);
 }
 

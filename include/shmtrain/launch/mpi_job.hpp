@@ -34,6 +34,10 @@ namespace shmtrain::launch {
 // (MV2_COMM_WORLD_SIZE).
 bool started_by_mpi_launcher();
 
+// The number of ranks the launcher's environment names (OMPI_COMM_WORLD_SIZE, PMI_SIZE,
+// MV2_COMM_WORLD_SIZE), 0 when it names none.
+int mpi_launcher_world_size();
+
 // True when this build has the MPI bridge (CMake found MPI).
 bool mpi_built_in();
 

@@ -13,23 +13,23 @@ class App;
 
 namespace shmtrain::cli {
 
-struct MpiFlags {
+struct MultiNodeFlags {
   std::string hostfile;
   int nnodes = 0;
   int simulated_hosts = 0;
 };
 
-void add_mpi_flags(CLI::App& command, MpiFlags& flags);
+void add_multi_node_flags(CLI::App& command, MultiNodeFlags& flags);
 
 // True when the flags ask shmtrain to start mpirun (--hostfile or --nnodes).
-bool wants_mpirun(const MpiFlags& flags);
+bool wants_mpirun(const MultiNodeFlags& flags);
 
 // Builds the mpirun command for --hostfile / --nnodes, prints it and replaces this process with
 // it. Ranks per host: --nproc_per_node, else this machine's placement units (sockets). Throws
 // InputError for a bad hostfile, too few hosts in it, or when already under an MPI launcher.
-[[noreturn]] void start_mpirun(const MpiFlags& flags, const PlacementFlags& placement);
+[[noreturn]] void start_mpirun(const MultiNodeFlags& flags, const PlacementFlags& placement);
 
 // Throws InputError when --simulated_hosts is given to a command that no MPI launcher started.
-void check_simulated_hosts(const MpiFlags& flags);
+void check_simulated_hosts(const MultiNodeFlags& flags);
 
 }  // namespace shmtrain::cli

@@ -1,4 +1,4 @@
-#include "shmtrain/cli/mpi_flags.hpp"
+#include "shmtrain/cli/multi_node_flags.hpp"
 
 #include <unistd.h>
 
@@ -12,7 +12,7 @@
 
 namespace shmtrain::cli {
 
-void add_mpi_flags(CLI::App& command, MpiFlags& flags) {
+void add_multi_node_flags(CLI::App& command, MultiNodeFlags& flags) {
   const std::string group = "Across hosts (MPI)";
   command
       .add_option("--hostfile", flags.hostfile,
@@ -28,9 +28,9 @@ void add_mpi_flags(CLI::App& command, MpiFlags& flags) {
       ->group(group);
 }
 
-bool wants_mpirun(const MpiFlags& flags) { return !flags.hostfile.empty() || flags.nnodes > 0; }
+bool wants_mpirun(const MultiNodeFlags& flags) { return !flags.hostfile.empty() || flags.nnodes > 0; }
 
-void check_simulated_hosts(const MpiFlags& flags) {
+void check_simulated_hosts(const MultiNodeFlags& flags) {
   if (flags.simulated_hosts != 0 && !launch::started_by_mpi_launcher()) {
     fail_input(
         "--simulated_hosts {} splits the ranks of an MPI job: start shmtrain under mpirun, e.g. `mpirun -np "
@@ -40,7 +40,7 @@ void check_simulated_hosts(const MpiFlags& flags) {
   }
 }
 
-void start_mpirun(const MpiFlags& flags, const PlacementFlags& placement) {
+void start_mpirun(const MultiNodeFlags& flags, const PlacementFlags& placement) {
   if (launch::started_by_mpi_launcher()) {
     fail_input(
         "--hostfile and --nnodes start mpirun; this shmtrain already runs under an MPI launcher: give the "
