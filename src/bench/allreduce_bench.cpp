@@ -40,53 +40,53 @@ std::size_t count_wrong(std::span<const float> data, int size, int iteration) {
   return wrong;
 }
 
+struct Row {
+  std::size_t bytes;
+  int iterations;
+  AllreduceTiming timing;
+  double ratio;
+};
+
+}  // namespace
+
 std::string format_bytes(std::size_t bytes) {
   if (bytes >= kMiB && bytes % kMiB == 0) return fmt::format("{} MiB", bytes / kMiB);
   if (bytes >= kKiB && bytes % kKiB == 0) return fmt::format("{} KiB", bytes / kKiB);
   return fmt::format("{} B", bytes);
 }
 
-struct Row {
-  std::size_t bytes;
-  int iterations;
-  double median_us, min_us, max_us, algbw, busbw, ratio;
-  bool verified;
-};
+int default_iterations(std::size_t bytes) {
+  return static_cast<int>(std::clamp<std::size_t>(kBytesPerSize / bytes, kMinIterations, kMaxIterations));
+}
 
-Row measure(comm::Communicator& communicator, std::span<float> buffer, std::size_t bytes, int iterations,
-            double bound_algbw) {
-  const int P = communicator.size();
-  const std::span<float> data = buffer.first(bytes / sizeof(float));
+AllreduceTiming time_allreduce(comm::Communicator& group, std::span<float> data, int iterations,
+                               const std::function<void(std::span<float>)>& allreduce) {
+  const int P = group.size();
   std::vector<float> took_us;
   std::size_t wrong = 0;
   for (int it = -1; it < iterations; ++it) {  // iteration -1 warms up and is not timed
-    fill(data, communicator.rank(), it + 1);
-    communicator.barrier();
+    fill(data, group.rank(), it + 1);
+    group.barrier();
     const auto start = std::chrono::steady_clock::now();
-    communicator.allreduce(data, comm::ReduceOp::sum);
+    allreduce(data);
     const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
     wrong += count_wrong(data, P, it + 1);
     if (it >= 0) took_us.push_back(static_cast<float>(took.count()));
   }
   // A collective takes as long as its slowest rank.
-  communicator.allreduce(took_us, comm::ReduceOp::max);
+  group.allreduce(took_us, comm::ReduceOp::max);
   float wrong_anywhere = static_cast<float>(wrong);
-  communicator.allreduce({&wrong_anywhere, 1}, comm::ReduceOp::max);
+  group.allreduce({&wrong_anywhere, 1}, comm::ReduceOp::max);
   std::sort(took_us.begin(), took_us.end());
-  Row row{};
-  row.bytes = bytes;
-  row.iterations = iterations;
-  row.median_us = took_us[took_us.size() / 2];
-  row.min_us = took_us.front();
-  row.max_us = took_us.back();
-  row.algbw = static_cast<double>(bytes) / (row.median_us * 1e-6) * 1e-9;
-  row.busbw = row.algbw * 2.0 * (P - 1) / P;
-  row.ratio = row.algbw / bound_algbw;
-  row.verified = wrong_anywhere == 0.0f;
-  return row;
+  AllreduceTiming timing{};
+  timing.median_us = took_us[took_us.size() / 2];
+  timing.min_us = took_us.front();
+  timing.max_us = took_us.back();
+  timing.algbw = static_cast<double>(data.size() * sizeof(float)) / (timing.median_us * 1e-6) * 1e-9;
+  timing.busbw = timing.algbw * 2.0 * (P - 1) / P;
+  timing.verified = wrong_anywhere == 0.0f;
+  return timing;
 }
-
-}  // namespace
 
 std::vector<std::size_t> default_sizes() {
   std::vector<std::size_t> sizes;
@@ -147,26 +147,28 @@ bool run_allreduce_bench(comm::Communicator& communicator, const AllreduceBenchO
   }
   bool all_verified = true;
   for (std::size_t bytes : options.sizes) {
-    const int iterations = options.iterations > 0
-                               ? options.iterations
-                               : static_cast<int>(std::clamp<std::size_t>(kBytesPerSize / bytes, kMinIterations,
-                                                                         kMaxIterations));
-    const Row row = measure(communicator, buffer, bytes, iterations, bound_algbw);
-    all_verified = all_verified && row.verified;
+    Row row{};
+    row.bytes = bytes;
+    row.iterations = options.iterations > 0 ? options.iterations : default_iterations(bytes);
+    row.timing = time_allreduce(communicator, buffer.first(bytes / sizeof(float)), row.iterations,
+                                [&communicator](std::span<float> data) { communicator.allreduce(data, comm::ReduceOp::sum); });
+    row.ratio = row.timing.algbw / bound_algbw;
+    all_verified = all_verified && row.timing.verified;
     if (!root) continue;
     if (options.json) {
+      const AllreduceTiming& t = row.timing;
       nlohmann::json line = {{"bytes", row.bytes},           {"workers", P},
-                             {"iterations", row.iterations}, {"median_us", row.median_us},
-                             {"min_us", row.min_us},         {"max_us", row.max_us},
-                             {"algbw_gbps", row.algbw},      {"busbw_gbps", row.busbw},
+                             {"iterations", row.iterations}, {"median_us", t.median_us},
+                             {"min_us", t.min_us},           {"max_us", t.max_us},
+                             {"algbw_gbps", t.algbw},        {"busbw_gbps", t.busbw},
                              {"membw_gbps", bandwidth},      {"bound_algbw_gbps", bound_algbw},
-                             {"ratio_to_bound", row.ratio},  {"verified", row.verified},
+                             {"ratio_to_bound", row.ratio},  {"verified", t.verified},
                              {"zero_copy", !options.copy_in}};
       fmt::print("{}\n", line.dump());
     } else {
       fmt::print("{:>9} {:>5} {:>11.1f} {:>11.1f} {:>11.1f} {:>10.2f} {:>10.2f} {:>8.0f}% {:>8}\n",
-                 format_bytes(row.bytes), row.iterations, row.median_us, row.min_us, row.max_us, row.algbw, row.busbw,
-                 100.0 * row.ratio, row.verified ? "yes" : "NO");
+                 format_bytes(row.bytes), row.iterations, row.timing.median_us, row.timing.min_us, row.timing.max_us,
+                 row.timing.algbw, row.timing.busbw, 100.0 * row.ratio, row.timing.verified ? "yes" : "NO");
     }
     std::fflush(stdout);
   }

@@ -155,7 +155,9 @@ TrainBenchResult measure_configuration(const topo::Topology& topology,
   const int P = static_cast<int>(configuration.plan.workers.size());
   const ParamTable table = ParamTable::for_sequence_classification(config);
   launch::LaunchOptions launch_options;
-  launch_options.arena_bytes = static_cast<std::size_t>(table.padded_count(P)) * sizeof(float) + 4096;
+  // The gradients, and with bf16 gradients their bf16 copy (2 bytes a value), as `train` sizes it.
+  const auto padded = static_cast<std::size_t>(table.padded_count(P));
+  launch_options.arena_bytes = padded * sizeof(float) + (options.bf16_grads ? padded * 2 : 0) + 2 * 4096;
   launch_options.other_ranks_stdout = false;
   launch::launch_workers(topology, configuration.plan, launch_options, [&](launch::WorkerContext& context) {
     const TrainBenchResult result =

@@ -10,6 +10,7 @@
 #include "shmtrain/cli/commands.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/launch/launcher.hpp"
+#include "shmtrain/launch/mpi_job.hpp"
 #include "shmtrain/tensor/blas_runtime.hpp"
 
 namespace shmtrain::cli {
@@ -37,6 +38,8 @@ int run(int argc, char** argv) {
     for (const Command& command : commands) {
       if (command.subcommand->parsed()) return command.run();
     }
+  } catch (const launch::ReportedByRankZero&) {
+    return 1;  // a rank of an MPI job: rank 0 printed why every rank stops
   } catch (const launch::Interrupted& e) {
     // Stopped by the user (Ctrl-C) or the system: the shell convention 128 + signal.
     std::fflush(stdout);

@@ -1,7 +1,9 @@
 // `shmtrain bench allreduce`: the exchange's latency and bandwidth against the machine's memory
-// bandwidth, measured in the same run by the same workers.
+// bandwidth, measured in the same run by the same workers. Under an MPI launcher, each rank is
+// a worker: the hierarchical all-reduce against MPI_Allreduce on the same buffers.
 // `shmtrain bench train`: training samples/s of P workers against one worker on all cores and
 // on cores/P (bench/train_bench.hpp).
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,22 +15,65 @@
 #include "shmtrain/bench/train_bench.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/cli/commands.hpp"
+#include "shmtrain/cli/multi_node_flags.hpp"
 #include "shmtrain/cli/placement_flags.hpp"
 #include "shmtrain/launch/launcher.hpp"
+#include "shmtrain/launch/mpi_job.hpp"
 #include "shmtrain/tensor/blas_runtime.hpp"
 #include "shmtrain/tensor/cpu_features.hpp"
 #include "shmtrain/tensor/gemm_bf16.hpp"
+#include "shmtrain/tensor/threads.hpp"
 
 namespace shmtrain::cli {
 namespace {
 
 struct BenchAllreduceFlags {
   PlacementFlags placement;
+  MultiNodeFlags multi_node;
   std::string sizes;
   bench::AllreduceBenchOptions options;
 };
 
+// 4 KiB to 64 MiB by powers of 4: every rank of a one-machine test job holds the largest twice.
+std::vector<std::size_t> mpi_default_sizes() {
+  std::vector<std::size_t> sizes;
+  for (std::size_t bytes = std::size_t{4} << 10; bytes <= std::size_t{64} << 20; bytes *= 4) sizes.push_back(bytes);
+  return sizes;
+}
+
+int run_bench_allreduce_under_mpi(const BenchAllreduceFlags& flags) {
+  launch::MpiJob job(flags.multi_node.simulated_hosts);
+  bench::AllreduceBenchOptions options = flags.options;
+  job.together([&] {
+    if (options.copy_in) fail_input("--copy_in is not measured under an MPI launcher: the buffers are the shared arena");
+    options.sizes = flags.sizes.empty() ? mpi_default_sizes() : bench::parse_sizes(flags.sizes);
+  });
+  PlacementFlags placement = flags.placement;
+  placement.placement.unit = topo::parse_placement_unit(placement.unit);
+  const topo::PlacementEntry& entry = job.place(placement.source, placement.placement);
+  if (job.rank() == 0 && !options.json) {
+    fmt::print("{}", job.report());
+    std::fflush(stdout);
+  }
+  set_compute_threads(entry.threads);
+  launch::LaunchOptions launch_options;
+  launch_options.arena_bytes = *std::max_element(options.sizes.begin(), options.sizes.end()) + 4096;
+  const std::string layout = fmt::format("{} ranks = {} host(s) x {}{}", job.size(), job.hosts(), job.local_size(),
+                                         flags.multi_node.simulated_hosts > 0 ? " (simulated hosts)" : "");
+  const int code = job.run(launch_options, [&](launch::WorkerContext& context) {
+    return bench::run_hierarchical_allreduce_bench(
+               context.communicator, [&job](std::span<float> data) { job.plain_allreduce(data); }, options, layout)
+               ? 0
+               : 2;
+  });
+  if (code != 0) throw Error("bench allreduce: a result was wrong (see the 'verified' column)");
+  return 0;
+}
+
 int run_bench_allreduce(const BenchAllreduceFlags& flags) {
+  if (launch::started_by_mpi_launcher()) return run_bench_allreduce_under_mpi(flags);
+  if (wants_mpirun(flags.multi_node)) start_mpirun(flags.multi_node, flags.placement);
+  check_simulated_hosts(flags.multi_node);
   bench::AllreduceBenchOptions options = flags.options;
   options.sizes = flags.sizes.empty() ? bench::default_sizes() : bench::parse_sizes(flags.sizes);
   const ResolvedPlacement resolved = resolve_placement(flags.placement);
@@ -97,6 +142,7 @@ Command add_bench_command(CLI::App& app) {
   allreduce->add_flag("--copy_in", flags->options.copy_in,
                       "Buffers in each worker's private memory (copied through the segment) instead of the shared arena");
   allreduce->add_flag("--json", flags->options.json, "One JSON object per size instead of the table");
+  add_multi_node_flags(*allreduce, flags->multi_node);
 
   auto train_flags = std::make_shared<BenchTrainFlags>();
   CLI::App* train = sub->add_subcommand(

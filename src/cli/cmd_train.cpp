@@ -5,21 +5,28 @@
 // choose) are forked by the launcher: the inputs are read and checked here first, once, and the
 // workers inherit them; then oneTBB's threads are stopped, because fork() copies only the
 // calling thread.
+//
+// Under an MPI launcher (mpirun ... shmtrain train ...) nothing is forked: this process is one
+// rank of the job (launch/mpi_job.hpp). With --hostfile, shmtrain starts that mpirun itself.
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "shmtrain/cli/commands.hpp"
+#include "shmtrain/cli/multi_node_flags.hpp"
 #include "shmtrain/cli/placement_flags.hpp"
 #include "shmtrain/cli/train_option_table.hpp"
 #include "shmtrain/comm/local_communicator.hpp"
 #include "shmtrain/launch/launcher.hpp"
+#include "shmtrain/launch/mpi_job.hpp"
 #include "shmtrain/model/param_table.hpp"
 #include "shmtrain/tensor/threads.hpp"
+#include "shmtrain/train/output_dir.hpp"
 #include "shmtrain/train/trainer.hpp"
 
 namespace shmtrain::cli {
@@ -29,6 +36,7 @@ struct TrainCommand {
   std::string config;
   std::map<std::string, CLI::Option*> flags;  // option name -> its CLI11 option
   PlacementFlags placement;
+  MultiNodeFlags multi_node;
 };
 
 train::TrainOptions resolve_options(const TrainCommand& command) {
@@ -52,9 +60,66 @@ int worker_threads(const train::TrainOptions& options, const topo::PlacementEntr
   return options.threads ? static_cast<int>(*options.threads) : entry.threads;
 }
 
+// What StepEngine allocates from the shared arena: the gradients, and with --ddp_bf16_grads
+// their bf16 copy (2 bytes a value).
+std::size_t arena_bytes_for(const train::TrainOptions& options, const train::RunInputs& inputs, int workers) {
+  const ParamTable table = ParamTable::for_model(inputs.config);
+  const auto padded = static_cast<std::size_t>(table.padded_count(workers));
+  return padded * sizeof(float) + (options.ddp_bf16_grads ? padded * 2 : 0) + 2 * 4096;
+}
+
+// One rank of an MPI job. Every rank reads the inputs itself; rank 0 alone prepares output_dir
+// and tells the others where training starts. A bad option or input is reported once, by rank 0.
+int run_train_under_mpi(const TrainCommand& command) {
+  launch::MpiJob job(command.multi_node.simulated_hosts);
+  train::TrainOptions options;
+  std::string options_toml;
+  job.together([&] {
+    if (wants_mpirun(command.multi_node)) {
+      fail_input("--hostfile and --nnodes start mpirun, and this shmtrain already runs under an MPI launcher: give "
+                 "the hostfile to mpirun instead");
+    }
+    options = resolve_options(command);
+    options_toml = train_options_to_toml(options);
+  });
+  PlacementFlags flags = command.placement;
+  flags.placement.unit = topo::parse_placement_unit(flags.unit);
+  const topo::PlacementEntry& entry = job.place(flags.source, flags.placement);
+  if (job.rank() == 0) {
+    fmt::print("{}", job.report());
+    std::fflush(stdout);
+  }
+  set_compute_threads(worker_threads(options, entry));
+  std::optional<train::PreparedRun> prepared;
+  job.together([&] { prepared.emplace(train::prepare_inputs(options)); });
+  if (options.dry_run) {
+    if (job.rank() == 0) {
+      train::print_dry_run(options, options_toml, *prepared, job.size(), worker_threads(options, entry), stdout);
+    }
+    return 0;
+  }
+  job.together([&] {
+    if (job.rank() == 0) prepared->resume = train::prepare_output_dir(options, prepared->notes);
+  });
+  prepared->resume = job.broadcast_text(prepared->resume.string());
+  // No live progress line: an MPI launcher hands ranks a pseudo-terminal even when its own
+  // output goes to a file, so the line would garble logs.
+  train::TrainOptions rank_options = options;
+  rank_options.disable_tqdm = true;
+  launch::LaunchOptions launch_options;
+  launch_options.arena_bytes = arena_bytes_for(options, prepared->inputs, job.size());
+  return job.run(launch_options, [&](launch::WorkerContext& context) {
+    train::run_training(rank_options, options_toml, *prepared, context.communicator, stdout);
+    return 0;
+  });
+}
+
 int run_train(const TrainCommand& command) {
+  if (launch::started_by_mpi_launcher()) return run_train_under_mpi(command);
+  if (!wants_mpirun(command.multi_node)) check_simulated_hosts(command.multi_node);
   const train::TrainOptions options = resolve_options(command);
   const std::string options_toml = train_options_to_toml(options);
+  if (wants_mpirun(command.multi_node)) start_mpirun(command.multi_node, command.placement);
   const ResolvedPlacement placement = resolve_placement(command.placement);
   const topo::PlacementPlan& plan = placement.plan;
   const int workers = static_cast<int>(plan.workers.size());
@@ -77,8 +142,7 @@ int run_train(const TrainCommand& command) {
   }
   stop_compute_threads();
   launch::LaunchOptions launch_options;
-  const ParamTable table = ParamTable::for_model(prepared.inputs.config);
-  launch_options.arena_bytes = static_cast<std::size_t>(table.padded_count(workers)) * sizeof(float) + 4096;
+  launch_options.arena_bytes = arena_bytes_for(options, prepared.inputs, workers);
   launch_options.other_ranks_stdout = false;
   launch::launch_workers(placement.topology, plan, launch_options, [&](launch::WorkerContext& context) {
     set_compute_threads(worker_threads(options, context.placement));
@@ -109,6 +173,7 @@ Command add_train_command(CLI::App& app) {
     command->flags[spec.name] = flag;
   }
   add_placement_flags(*sub, command->placement);
+  add_multi_node_flags(*sub, command->multi_node);
   return Command{sub, [command] { return run_train(*command); }};
 }
 

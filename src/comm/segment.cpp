@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -66,7 +67,9 @@ void initialise(void* base, const SegmentConfig& config, const Layout& l) {
   header->magic.store(kSegmentMagic, std::memory_order_release);
 }
 
-std::string random_token() {
+}  // namespace
+
+std::string make_job_token() {
   unsigned char bytes[8];
   std::size_t got = 0;
   while (got < sizeof(bytes)) {
@@ -82,8 +85,6 @@ std::string random_token() {
   return token;
 }
 
-}  // namespace
-
 Segment::Segment(void* base, std::size_t size, std::string name, bool named)
     : base_(base), size_(size), name_(std::move(name)), named_(named) {}
 
@@ -97,9 +98,20 @@ Segment::~Segment() {
   if (base_ != nullptr) munmap(base_, size_);
 }
 
-Segment Segment::create(const SegmentConfig& config) {
+Segment Segment::create(const SegmentConfig& config, const std::string& given_name) {
   const Layout l = layout_for(config);
-  const std::string name = std::string(kSegmentPrefix) + random_token();
+  // ftruncate reserves nothing: a segment larger than what /dev/shm has free would map fine and
+  // then kill the job with SIGBUS on the first page past the limit (a container's 64 MiB).
+  struct statvfs shm{};
+  if (statvfs("/dev/shm", &shm) == 0) {
+    const auto free_bytes = static_cast<std::size_t>(shm.f_bavail) * shm.f_frsize;
+    if (free_bytes < l.total) {
+      throw Error(fmt::format("/dev/shm has {} MiB free; the job's shared segment needs {} MiB ({} rank(s)): enlarge "
+                              "/dev/shm (docker run --shm-size, a Kubernetes emptyDir with medium: Memory) or free it",
+                              free_bytes >> 20, (l.total + (1 << 20) - 1) >> 20, config.world_size));
+    }
+  }
+  const std::string name = given_name.empty() ? std::string(kSegmentPrefix) + make_job_token() : given_name;
   const std::string path = "/" + name;
   const int fd = shm_open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, S_IRUSR | S_IWUSR);
   if (fd < 0) throw_errno(fmt::format("shm_open /dev/shm/{}", name));
@@ -117,6 +129,27 @@ Segment Segment::create(const SegmentConfig& config) {
   close(fd);
   initialise(base, config, l);
   return Segment(base, l.total, name, true);
+}
+
+Segment Segment::open(const std::string& name) {
+  const std::string path = "/" + name;
+  const int fd = shm_open(path.c_str(), O_RDWR | O_CLOEXEC, 0);
+  if (fd < 0) throw_errno(fmt::format("shm_open /dev/shm/{}", name));
+  struct stat st{};
+  if (fstat(fd, &st) != 0) {
+    const int saved = errno;
+    close(fd);
+    throw SystemError(fmt::format("fstat /dev/shm/{}", name), saved);
+  }
+  const auto size = static_cast<std::size_t>(st.st_size);
+  void* base = size > 0 ? mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+  const int saved = errno;
+  close(fd);
+  if (size == 0) throw Error(fmt::format("/dev/shm/{} is empty: its creator has not sized it", name));
+  if (base == MAP_FAILED) throw SystemError(fmt::format("mmap /dev/shm/{} ({} bytes)", name, size), saved);
+  Segment segment(base, size, name, true);
+  validate_segment(segment.bytes());
+  return segment;
 }
 
 Segment Segment::create_private(const SegmentConfig& config) {

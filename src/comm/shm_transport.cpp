@@ -1,7 +1,5 @@
 #include "shmtrain/comm/shm_transport.hpp"
 
-#include <sched.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "shmtrain/comm/backoff.hpp"
 #include "shmtrain/comm/collective_tag.hpp"
 #include "shmtrain/comm/communicator.hpp"
 
@@ -18,8 +17,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Spinning answers in well under a microsecond when the peer is running on its own core;
-// yielding keeps oversubscribed ranks (more ranks than cores) moving; sleeping stops a rank
-// that waits for a slow peer (rank 0 evaluating, say) from burning its core.
+// then comm/backoff.hpp: yielding keeps oversubscribed ranks (more ranks than cores) moving,
+// sleeping stops a rank that waits for a slow peer from burning its core.
 constexpr int kSpinIterations = 4000;
 constexpr auto kYieldPhase = std::chrono::milliseconds(2);
 constexpr auto kMaxSleep = std::chrono::microseconds(500);
@@ -29,11 +28,6 @@ inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #endif
-}
-
-void sleep_for(std::chrono::microseconds duration) {
-  timespec ts{0, static_cast<long>(duration.count()) * 1000};
-  nanosleep(&ts, nullptr);  // EINTR just ends the nap early
 }
 
 }  // namespace
@@ -123,7 +117,7 @@ void ShmTransport::wait_for(int peer, std::uint64_t target, std::uint64_t tag) {
   const auto start = Clock::now();
   const auto deadline = start + options_.timeout;
   auto next_liveness = start + kLivenessInterval;
-  auto nap = std::chrono::microseconds(10);
+  Backoff backoff(kYieldPhase, kMaxSleep);
   const std::int64_t self = getpid();
   for (;;) {
     if (counter.load(std::memory_order_acquire) >= target) return;
@@ -147,12 +141,7 @@ void ShmTransport::wait_for(int peer, std::uint64_t target, std::uint64_t tag) {
                                   rank_, std::chrono::duration_cast<std::chrono::seconds>(options_.timeout).count(),
                                   peer, describe_tag(tag)));
     }
-    if (now - start < kYieldPhase) {
-      sched_yield();
-    } else {
-      sleep_for(nap);
-      nap = std::min(nap * 2, std::chrono::duration_cast<std::chrono::microseconds>(kMaxSleep));
-    }
+    backoff.pause(now);
   }
 }
 

@@ -148,6 +148,17 @@ Topology Topology::load(const TopologySource& source) {
   return result;
 }
 
+bool process_is_bound() {
+  hwloc_topology_t handle = nullptr;
+  if (hwloc_topology_init(&handle) != 0) throw_errno("hwloc_topology_init");
+  const std::unique_ptr<hwloc_topology, void (*)(hwloc_topology_t)> owner(handle, hwloc_topology_destroy);
+  if (hwloc_topology_set_flags(handle, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM) != 0) throw_errno("hwloc_topology_set_flags");
+  if (hwloc_topology_load(handle) != 0) throw_errno("hwloc_topology_load");
+  Bitmap binding = make_bitmap();
+  if (hwloc_get_cpubind(handle, binding.get(), HWLOC_CPUBIND_PROCESS) != 0) throw_errno("hwloc_get_cpubind");
+  return hwloc_bitmap_isincluded(hwloc_topology_get_allowed_cpuset(handle), binding.get()) == 0;
+}
+
 Topology::Topology(Topology&& other) noexcept
     : handle_(std::exchange(other.handle_, nullptr)),
       this_system_(other.this_system_),

@@ -495,6 +495,12 @@ bool resolve_bf16(Bf16Mode mode, std::vector<std::string>& notes) {
 }
 
 PreparedRun prepare_run(const TrainOptions& options) {
+  PreparedRun prepared = prepare_inputs(options);
+  if (!options.dry_run) prepared.resume = prepare_output_dir(options, prepared.notes);
+  return prepared;
+}
+
+PreparedRun prepare_inputs(const TrainOptions& options) {
   std::vector<std::string> notes;
   const bool bf16 = resolve_bf16(options.bf16, notes);
   PreparedRun prepared{.inputs = load_run_inputs(options), .resume = {}, .notes = std::move(notes), .bf16 = bf16};
@@ -505,7 +511,6 @@ PreparedRun prepare_run(const TrainOptions& options) {
   if (options.do_eval && (!inputs.data.validation || inputs.data.validation->examples.empty())) {
     fail_input("the evaluation data is empty");
   }
-  if (!options.dry_run) prepared.resume = prepare_output_dir(options, prepared.notes);
   return prepared;
 }
 

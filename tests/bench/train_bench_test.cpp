@@ -122,6 +122,15 @@ TEST(BenchTrainCli, TinyRunPrintsVerifiedRowsAndRatios) {
   EXPECT_GE(ratios->at("exposed_exchange_share").get<double>(), 0.0);
 }
 
+// The workers' shared arena holds the bf16 copy of the gradients too.
+TEST(BenchTrainCli, Bf16GradientsFitTheSharedArena) {
+  const testing::CliRun run = testing::run_shmtrain(
+      "bench train --preset tiny --seq 16 --batch 4 --steps 1 --warmup 0 --nproc_per_node 2 --ddp_bf16_grads "
+      "--configs Pxpart --json");
+  ASSERT_EQ(run.exit_code, 0) << run.output();
+  EXPECT_NE(run.out.find("\"verified\":true"), std::string::npos) << run.out;
+}
+
 TEST(BenchTrainCli, RejectsABatchTheWorkersDoNotDivide) {
   const testing::CliRun run = testing::run_shmtrain("bench train --preset tiny --batch 3 --nproc_per_node 2");
   EXPECT_EQ(run.exit_code, 1);

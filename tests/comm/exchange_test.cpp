@@ -134,6 +134,38 @@ TEST(Segment, IsCreated0600WithAVersionedHeaderAndRemovedByUnlink) {
   EXPECT_NE(stat(path.c_str(), &st), 0);
 }
 
+// Under an MPI launcher, local rank 0 creates the host's segment by name, its peers open it,
+// and the name goes as soon as all have it mapped: what one maps, the others see.
+TEST(Segment, OpensByNameAndStaysMappedAfterUnlink) {
+  const std::string name = "shmtrain-" + comm::make_job_token() + "-1";
+  comm::Segment created = comm::Segment::create({2, 4096, 8192}, name);
+  EXPECT_EQ(created.name(), name);
+  EXPECT_THROW(comm::Segment::create({2, 4096, 8192}, name), SystemError);
+  comm::Segment opened = comm::Segment::open(name);
+  ASSERT_EQ(opened.bytes().size(), created.bytes().size());
+  created.unlink();
+  struct stat st{};
+  EXPECT_NE(stat(("/dev/shm/" + name).c_str(), &st), 0);
+  comm::rank_control(created.bytes(), 1).steps.store(42);
+  EXPECT_EQ(comm::rank_control(opened.bytes(), 1).steps.load(), 42u);
+  try {
+    comm::Segment::open(name);
+    FAIL() << "an unlinked segment was opened";
+  } catch (const SystemError& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/shm/" + name), std::string::npos) << e.what();
+  }
+}
+
+TEST(Segment, ASegmentLargerThanDevShmIsRefusedWithWhatToDo) {
+  try {
+    comm::Segment::create({2, 4096, std::size_t{1} << 50});
+    FAIL() << "a 2 PiB segment was created";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/shm has"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--shm-size"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Segment, StaleSegmentsOfDeadLaunchersAreRemovedLiveOnesKept) {
   const pid_t child = fork();
   ASSERT_GE(child, 0);

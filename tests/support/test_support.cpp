@@ -104,15 +104,41 @@ std::vector<std::string> folder_entries(const std::filesystem::path& folder) {
 namespace shmtrain::testing {
 
 CliRun run_shmtrain(const std::string& arguments, const std::filesystem::path& cwd) {
+  return run_command((cwd.empty() ? std::string() : "cd '" + cwd.string() + "' && ") + shmtrain_binary().string() +
+                     " " + arguments);
+}
+
+CliRun run_command(const std::string& command_line) {
   const TempDir dir;
-  const std::string command = (cwd.empty() ? std::string() : "cd '" + cwd.string() + "' && ") + shmtrain_binary().string() + " " + arguments + " >" + (dir / "out.txt").string() +
-                              " 2>" + (dir / "err.txt").string() + " </dev/null";
+  const std::string command = command_line + " >" + (dir / "out.txt").string() + " 2>" + (dir / "err.txt").string() +
+                              " </dev/null";
   const int status = std::system(command.c_str());
   CliRun run;
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   run.out = read_file(dir / "out.txt");
   run.err = read_file(dir / "err.txt");
   return run;
+}
+
+std::string mpi_unavailable_reason() {
+#if !defined(SHMTRAIN_HAVE_MPI)
+  return "shmtrain was built without MPI (CMake found none, or SHMTRAIN_WITH_MPI=OFF): install libopenmpi-dev and "
+         "openmpi-bin (tools/setup.sh) and rebuild to test the MPI bridge";
+#elif !defined(SHMTRAIN_TEST_MPIEXEC)
+  return "CMake found MPI but no mpiexec to start ranks with: install the MPI's launcher (openmpi-bin)";
+#else
+  return "";
+#endif
+}
+
+std::string mpiexec_prefix(int ranks) {
+#if defined(SHMTRAIN_TEST_MPIEXEC)
+  const std::string mpiexec = SHMTRAIN_TEST_MPIEXEC;
+#else
+  const std::string mpiexec = "mpiexec";
+#endif
+  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 " +
+         mpiexec + " -n " + std::to_string(ranks);
 }
 
 }  // namespace shmtrain::testing

@@ -53,6 +53,16 @@ struct CliRun {
 // With `cwd`, runs there (for configs whose paths are relative to the repository root).
 CliRun run_shmtrain(const std::string& arguments, const std::filesystem::path& cwd = {});
 
+// A shell command line, its exit code and what it printed.
+CliRun run_command(const std::string& command_line);
+
+// Why the MPI tests cannot run here, or "" when they can: this shmtrain was built without MPI,
+// or CMake found no mpiexec.
+std::string mpi_unavailable_reason();
+// "env ... mpiexec -n <ranks>", the launcher of the MPI shmtrain was built with, allowed to run
+// as root and to start more ranks than cores (Open MPI's variables; other MPIs ignore them).
+std::string mpiexec_prefix(int ranks);
+
 // The names in `folder`, sorted (to check that a failed write left nothing behind).
 std::vector<std::string> folder_entries(const std::filesystem::path& folder);
 

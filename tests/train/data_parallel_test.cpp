@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include "reference_run.hpp"
-#include "shmtrain/io/safetensors.hpp"
 #include "support/test_support.hpp"
 
 namespace shmtrain::testing {
@@ -28,32 +27,6 @@ std::string flags_for(const ReferenceRun& run, const fs::path& output_dir, int w
       " --lr_scheduler_type constant --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0{}",
       run.model.string(), run.train_file.string(), output_dir.string(), 8 / workers, workers,
       shard ? " --shard_optimizer" : "");
-}
-
-// Within 1e-5 as the norm of the whole model's difference relative to its norm, and
-// elementwise within 1e-4 (the bound against PyTorch's final weights). Not 1e-5 per element:
-// AdamW divides by sqrt(v) + eps, so where the gradient is nothing but rounding noise, the
-// noise of a sum taken in another order becomes a step of up to lr. The attention key biases
-// are such parameters (a key bias shifts all of a query's scores equally, which softmax
-// ignores: its exact gradient is 0); their values stay at the noise level, 1e-6 to 1e-5.
-void expect_same_weights(const fs::path& actual, const fs::path& expected) {
-  const io::SafetensorsReader a(actual);
-  const io::SafetensorsReader e(expected);
-  ASSERT_EQ(a.tensors().size(), e.tensors().size());
-  double diff = 0;
-  double norm = 0;
-  for (const io::TensorInfo& info : e.tensors()) {
-    const std::vector<float> x = a.load(info.name);
-    const std::vector<float> y = e.load(info.name);
-    ASSERT_EQ(x.size(), y.size()) << info.name;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      diff += (static_cast<double>(x[i]) - y[i]) * (static_cast<double>(x[i]) - y[i]);
-      norm += static_cast<double>(y[i]) * y[i];
-    }
-    EXPECT_TRUE(all_close(x, y, 1e-4)) << info.name;
-  }
-  std::printf("final weights: relative difference %.2e\n", std::sqrt(diff / norm));
-  EXPECT_LE(std::sqrt(diff), 1e-5 * std::sqrt(norm));
 }
 
 class DataParallel : public ::testing::TestWithParam<bool> {};

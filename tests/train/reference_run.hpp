@@ -23,4 +23,8 @@ ReferenceRun write_reference_run(const TempDir& dir, const std::string& fixture 
 // The "loss" (or another key) of each record of a metrics.jsonl that has it, by step.
 std::vector<std::pair<long, double>> metric_by_step(const std::filesystem::path& metrics, const std::string& key);
 
+// The weights in two model.safetensors agree within 1e-5 as the norm of the whole model's
+// difference relative to its norm, and elementwise within 1e-4 (gtest expectations).
+void expect_same_weights(const std::filesystem::path& actual, const std::filesystem::path& expected);
+
 }  // namespace shmtrain::testing

@@ -1,17 +1,13 @@
 // A worker of a 2-worker `shmtrain train` killed mid-run: the job stops within seconds with a
 // non-zero exit naming the rank and the cause, its segment is gone from /dev/shm, and the last
 // checkpoint is whole (the run resumes from it).
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,6 +15,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "job_processes.hpp"
 #include "reference_run.hpp"
 #include "support/test_support.hpp"
 
@@ -27,44 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-std::set<std::string> shmtrain_segments() {
-  std::set<std::string> names;
-  for (const auto& entry : fs::directory_iterator("/dev/shm")) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("shmtrain-", 0) == 0) names.insert(name);
-  }
-  return names;
-}
-
-std::vector<pid_t> children_of(pid_t pid) {
-  std::ifstream file(fmt::format("/proc/{}/task/{}/children", pid, pid));
-  std::vector<pid_t> pids;
-  for (pid_t child; file >> child;) pids.push_back(child);
-  return pids;
-}
-
-// `build/shmtrain <args>` started in the background, stdout and stderr into files.
-pid_t start_shmtrain(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
-  const pid_t pid = fork();
-  if (pid != 0) return pid;
-  const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (out_fd < 0 || err_fd < 0 || dup2(out_fd, STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0) _exit(126);
-  const std::string binary = shmtrain_binary().string();
-  std::vector<char*> argv{const_cast<char*>(binary.c_str())};
-  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  execv(binary.c_str(), argv.data());
-  _exit(127);
-}
-
-std::vector<std::string> split_words(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> words;
-  for (std::string word; in >> word;) words.push_back(word);
-  return words;
-}
 
 TEST(WorkerFailure, AKilledWorkerStopsTheRunNamingItAndLeavesTheLastCheckpointWhole) {
   const TempDir dir;
@@ -75,7 +34,9 @@ TEST(WorkerFailure, AKilledWorkerStopsTheRunNamingItAndLeavesTheLastCheckpointWh
                             " --train_file " + run.train_file.string() + " --output_dir " + out.string() +
                             " --do_eval false --max_seq_length 32 --per_device_train_batch_size 4"
                             " --num_train_epochs 5000 --save_steps 25 --logging_steps 1000 --disable_tqdm";
-  const pid_t launcher = start_shmtrain(split_words(flags), dir / "stdout.txt", dir / "stderr.txt");
+  std::vector<std::string> argv = split_words(flags);
+  argv.insert(argv.begin(), shmtrain_binary().string());
+  const pid_t launcher = start_process(argv, dir / "stdout.txt", dir / "stderr.txt");
   ASSERT_GT(launcher, 0);
 
   std::set<std::string> job_segments;

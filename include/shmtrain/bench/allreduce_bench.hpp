@@ -7,6 +7,8 @@
 // passes through memory, so algbw <= B / (2P) for the machine's memory bandwidth B, measured as
 // c = a + b on every worker's cores at once (STREAM accounting: 3 arrays per pass).
 #include <cstddef>
+#include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,28 @@ std::vector<std::size_t> parse_sizes(const std::string& text);
 // Collective over `communicator`; `threads` is this worker's compute thread count. Returns
 // false when a result was wrong.
 bool run_allreduce_bench(comm::Communicator& communicator, const AllreduceBenchOptions& options, int threads);
+
+// Under an MPI launcher (`mpirun -np 4 shmtrain bench allreduce --simulated_hosts 2`): the
+// hierarchical all-reduce of `hierarchical` next to `mpi_allreduce` (MPI_Allreduce over the same
+// ranks) on the same buffers, both verified. `layout` describes the hosts. Collective.
+bool run_hierarchical_allreduce_bench(comm::Communicator& hierarchical,
+                                      const std::function<void(std::span<float>)>& mpi_allreduce,
+                                      const AllreduceBenchOptions& options, const std::string& layout);
+
+// Medians of `iterations` timed calls of `allreduce` (sum, in place) on `data`, after one
+// warm-up, each call timed as its slowest rank; verified against the exact sum. `group` is the
+// ranks' communicator: a barrier before each call, and it gathers the timings. Collective.
+struct AllreduceTiming {
+  double median_us, min_us, max_us;
+  double algbw, busbw;  // GB/s of the median
+  bool verified;
+};
+AllreduceTiming time_allreduce(comm::Communicator& group, std::span<float> data, int iterations,
+                               const std::function<void(std::span<float>)>& allreduce);
+// From 200 iterations for small sizes down to 3 for 512 MiB (about 2 GiB per size).
+int default_iterations(std::size_t bytes);
+// "4 KiB", "16 MiB".
+std::string format_bytes(std::size_t bytes);
 
 // The c = a + b bandwidth in GB/s of all workers together, each on its own threads and its
 // own memory. Collective; every rank gets the same value.

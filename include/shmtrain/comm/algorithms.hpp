@@ -3,6 +3,7 @@
 // <collective>_<algorithm>.cpp; each file opens with its protocol. They see only the transport
 // (rank, size, steps, slots, peers' buffers), so a new transport can reuse them unchanged.
 // REQUIRES for all: every rank calls the same function with the same sizes (checked by tags).
+#include <functional>
 #include <span>
 
 #include "shmtrain/comm/communicator.hpp"
@@ -12,9 +13,16 @@ namespace shmtrain::comm {
 
 // Whole buffer in one step; for messages that fit a slot.
 void allreduce_one_shot(ShmTransport& transport, std::span<float> data, ReduceOp op);
+// Work on rank r's block of a reduction between the reduce-scatter and the all-gather: the
+// hierarchical all-reduce reduces it across hosts here. Called only for a non-empty block; the
+// block's bounds depend only on the buffer size, the group size and r.
+using BlockStage = std::function<void(std::span<float> block)>;
+
 // Reduce-scatter + all-gather: in place in the arena when every rank's buffer lives there,
-// through the slots in slices otherwise.
-void allreduce_reduce_scatter(ShmTransport& transport, std::span<float> data, ReduceOp op);
+// through the slots in slices otherwise; with a stage, the stage runs on each rank's block in
+// between (once per slice through the slots).
+void allreduce_reduce_scatter(ShmTransport& transport, std::span<float> data, ReduceOp op,
+                              const BlockStage& stage = {});
 // The same pass over bf16 buffers, summed in float and rounded once. REQUIRES: every rank's
 // buffer lives in the arena (the zero-copy case); returns false, having moved nothing, when
 // one does not (the caller then falls back to moving floats).

@@ -1,6 +1,8 @@
 #pragma once
 // The job's shared-memory segment: one POSIX shm object "/shmtrain-<token>" (a file in
-// /dev/shm), created 0600 by the launcher before it forks, inherited by every worker.
+// /dev/shm), created 0600 by the launcher before it forks, inherited by every worker. Under an
+// MPI launcher there is no fork: each host's local rank 0 creates "/shmtrain-<token>-<host>",
+// the host's other ranks open it by name, and the name is removed as soon as all have it mapped.
 //
 // Why raw shm_open/mmap and not Boost.Interprocess: the segment has a fixed layout, not a
 // managed heap (peers find each other's buffers by offset), we need O_EXCL + fchmod 0600,
@@ -62,8 +64,12 @@ struct alignas(kCacheLine) RankControl {
 
 class Segment {
  public:
-  // A named segment for a job of config.world_size processes. Throws SystemError.
-  static Segment create(const SegmentConfig& config);
+  // A named segment for a job of config.world_size processes, "shmtrain-<random token>" unless
+  // `name` is given. Throws SystemError (EEXIST when the name is taken).
+  static Segment create(const SegmentConfig& config, const std::string& name = "");
+  // Maps the segment another process created, by name, and validates it. Throws SystemError
+  // when there is no such segment, Error when it is not a valid one.
+  static Segment open(const std::string& name);
   // The same layout in private memory, for ranks that are threads of this process.
   static Segment create_private(const SegmentConfig& config);
 
@@ -86,6 +92,9 @@ class Segment {
   std::string name_;
   bool named_;
 };
+
+// 16 random hex digits: names one job's segments ("shmtrain-<token>").
+std::string make_job_token();
 
 // Rank r's control block. REQUIRES: a validated segment, 0 <= rank < world size.
 RankControl& rank_control(std::span<std::byte> segment, int rank);

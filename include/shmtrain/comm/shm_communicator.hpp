@@ -33,6 +33,8 @@ class ShmCommunicator final : public Communicator {
   void reduce_scatter(std::span<const float> input, std::span<float> output, ReduceOp op) override;
   // From this rank's arena in the segment: collectives on it run without copies.
   std::span<float> allocate(std::size_t count) override { return transport_.allocate(count); }
+  // For algorithms composed of this one and another communicator (the hierarchical ones).
+  ShmTransport& transport() { return transport_; }
 
  private:
   ShmTransport transport_;

@@ -65,6 +65,11 @@ class Topology {
   std::vector<Core> cores_;
 };
 
+// True when this process's CPU affinity leaves out some of the CPUs it is allowed to use
+// (cgroups): something bound it before it started (taskset, an MPI launcher's --bind-to).
+// Throws SystemError when the binding cannot be read.
+bool process_is_bound();
+
 // Parses a CPU list such as "0-3,8,10-11" into sorted OS indices. Throws InputError.
 std::vector<int> parse_cpu_list(const std::string& list);
 // The inverse: sorted indices to the shortest list form ("0-3,8").

@@ -51,6 +51,9 @@ bool resolve_bf16(Bf16Mode mode, std::vector<std::string>& notes);
 
 // Throws InputError for bad input (every check that needs no model weights).
 PreparedRun prepare_run(const TrainOptions& options);
+// prepare_run without touching output_dir: what every rank of an MPI job reads for itself,
+// while rank 0 alone prepares output_dir (prepare_output_dir) and shares the resume decision.
+PreparedRun prepare_inputs(const TrainOptions& options);
 
 // --dry_run: the model, data, workers and steps the run would have, and the resolved configuration.
 void print_dry_run(const TrainOptions& options, const std::string& options_toml, const PreparedRun& prepared,
