@@ -15,11 +15,8 @@ constexpr std::size_t kGatherBytes = 512;
 
 // Every rank found the same problem: rank 0 says it, the others end quietly.
 template <typename... Args>
-[[noreturn]] void fail_everywhere(const comm::MpiTransport& world, fmt::format_string<Args...> format,
-                                  Args&&... args) {
-  std::string message = fmt::format(format, std::forward<Args>(args)...);
-  if (world.rank() == 0) throw InputError(message);
-  throw ReportedByRankZero(message);
+[[noreturn]] void fail_everywhere(comm::MpiTransport& world, fmt::format_string<Args...> format, Args&&... args) {
+  stop_everywhere(world, fmt::format(format, std::forward<Args>(args)...));
 }
 
 int rank_in(const comm::MpiTransport& world, MPI_Comm comm) {
@@ -90,6 +87,19 @@ std::vector<std::string> gather_strings(comm::MpiTransport& transport, const std
     texts.emplace_back(all.data() + q * kGatherBytes);
   }
   return texts;
+}
+
+void stop_everywhere(comm::MpiTransport& world, const std::string& message) {
+  if (world.rank() == 0) {
+    std::fflush(stdout);
+    fmt::print(stderr, "shmtrain: error: {}\n", message);
+    std::fflush(stderr);
+  }
+  // No rank leaves before rank 0 has printed: the launcher stops the whole job at the first
+  // non-zero exit, which could otherwise come before the message.
+  int done = 1;
+  allreduce_ints(world, {&done, 1}, MPI_MIN, "stopping after an error");
+  throw ReportedByRankZero(message);
 }
 
 Hosts find_hosts(comm::MpiTransport& world, int simulated_hosts) {

@@ -44,8 +44,12 @@ struct Hosts {
   int simulated = 0;   // simulated hosts asked for; 0: real ones
 };
 
-// Collective over `world`. Throws InputError on world rank 0 and ReportedByRankZero on the
-// others when the ranks cannot form hosts of equal size (see MpiJob's constructor).
+// Collective over `world`: rank 0 prints "shmtrain: error: <message>", then every rank, once
+// it has, throws ReportedByRankZero (the CLI exits 1 without printing more).
+[[noreturn]] void stop_everywhere(comm::MpiTransport& world, const std::string& message);
+
+// Collective over `world`. Stops every rank (stop_everywhere) when the ranks cannot form hosts
+// of equal size (see MpiJob's constructor).
 Hosts find_hosts(comm::MpiTransport& world, int simulated_hosts);
 
 void allreduce_ints(comm::MpiTransport& transport, std::span<int> values, MPI_Op op, const char* what);

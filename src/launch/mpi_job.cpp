@@ -102,12 +102,8 @@ int MpiJob::local_size() const { return state_->hosts.local_size; }
 
 void MpiJob::together(const std::function<void()>& step) {
   std::string error;
-  int input = 0;
   try {
     step();
-  } catch (const InputError& e) {
-    error = e.what();
-    input = 1;
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -115,13 +111,9 @@ void MpiJob::together(const std::function<void()>& step) {
   int first = error.empty() ? INT_MAX : world.rank();
   allreduce_ints(world, {&first, 1}, MPI_MIN, "agreeing on a step's outcome");
   if (first == INT_MAX) return;
-  int kind = input;
-  broadcast_ints(world, {&kind, 1}, first, "sharing a failure");
   error = broadcast_string(world, error, first);
-  if (world.rank() != 0) throw ReportedByRankZero(error);
   if (first != 0) error = fmt::format("rank {}: {}", first, error);
-  if (kind == 1) throw InputError(error);
-  throw Error(error);
+  stop_everywhere(world, error);
 }
 
 std::string MpiJob::broadcast_text(const std::string& text) {

@@ -131,14 +131,30 @@ std::string mpi_unavailable_reason() {
 #endif
 }
 
+std::string mpi_session_dir() {
+  // Never destroyed: the exit handler that removes the folder runs after static destructors.
+  static const std::string* const dir = [] {
+    auto* path = new std::string(
+        (std::filesystem::temp_directory_path() / ("shmtrain-tests-ompi-" + std::to_string(getpid()))).string());
+    std::filesystem::create_directories(*path);
+    std::atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove_all(mpi_session_dir(), ignored);
+    });
+    return path;
+  }();
+  return *dir;
+}
+
 std::string mpiexec_prefix(int ranks) {
 #if defined(SHMTRAIN_TEST_MPIEXEC)
   const std::string mpiexec = SHMTRAIN_TEST_MPIEXEC;
 #else
   const std::string mpiexec = "mpiexec";
 #endif
-  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 " +
-         mpiexec + " -n " + std::to_string(ranks);
+  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
+         "OMPI_MCA_orte_tmpdir_base=" +
+         mpi_session_dir() + " " + mpiexec + " -n " + std::to_string(ranks);
 }
 
 }  // namespace shmtrain::testing

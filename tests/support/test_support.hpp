@@ -62,6 +62,10 @@ std::string mpi_unavailable_reason();
 // "env ... mpiexec -n <ranks>", the launcher of the MPI shmtrain was built with, allowed to run
 // as root and to start more ranks than cores (Open MPI's variables; other MPIs ignore them).
 std::string mpiexec_prefix(int ranks);
+// This test process's own Open MPI session folder (OMPI_MCA_orte_tmpdir_base): two mpiexecs
+// started at once by parallel tests otherwise race to create the same /tmp/ompi.HOST.UID and
+// one fails ("A call to mkdir was unable to create the desired directory").
+std::string mpi_session_dir();
 
 // The names in `folder`, sorted (to check that a failed write left nothing behind).
 std::vector<std::string> folder_entries(const std::filesystem::path& folder);

@@ -214,6 +214,8 @@ TEST(MpiTrainLauncher, HostfileStartsMpirunWithTheRanksPerHost) {
   const launch::MpiFlavor flavor = launch::detect_mpi_flavor("mpirun");
   write_file(dir / "hostfile",
              flavor == launch::MpiFlavor::open_mpi ? "localhost slots=4\n" : "localhost:4\n");
+  // The mpirun that shmtrain starts inherits this; see mpi_session_dir().
+  setenv("OMPI_MCA_orte_tmpdir_base", mpi_session_dir().c_str(), 0);
   const CliRun result = run_shmtrain(
       "train --hostfile " + (dir / "hostfile").string() +
       " --nnodes 1 --nproc_per_node 4 --simulated_hosts 2 --model_name_or_path " + run.model.string() +

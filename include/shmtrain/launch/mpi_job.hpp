@@ -51,9 +51,9 @@ class ReportedByRankZero : public Error {
 class MpiJob {
  public:
   // MPI_Init_thread at MPI_THREAD_SERIALIZED (the exchange thread calls MPI, never two threads at
-  // once), then the hosts. Collective. Throws InputError on rank 0 (ReportedByRankZero on the
-  // others) when simulated_hosts does not divide the ranks, a simulated host would span
-  // machines, or hosts run different numbers of ranks; Error when MPI is not built in.
+  // once), then the hosts. Collective. When simulated_hosts does not divide the ranks, a
+  // simulated host would span machines, or hosts run different numbers of ranks, rank 0 prints
+  // why and every rank throws ReportedByRankZero; Error when MPI is not built in.
   explicit MpiJob(int simulated_hosts);
   ~MpiJob();  // MPI_Finalize
   MpiJob(const MpiJob&) = delete;
@@ -65,8 +65,10 @@ class MpiJob {
   int local_rank() const;
   int local_size() const;
 
-  // Collective: runs `step` on every rank. When it throws on any rank, rank 0 throws the error of
-  // the lowest failing rank (an InputError stays one) and every other rank ReportedByRankZero.
+  // Collective: runs `step` on every rank. When it throws on any rank, rank 0 prints the error of
+  // the lowest failing rank ("shmtrain: error: ..."), and once it has, every rank throws
+  // ReportedByRankZero (the launcher stops the job at the first non-zero exit, so no rank may
+  // leave before the message is out).
   void together(const std::function<void()>& step);
   // Collective: rank 0's text, on every rank.
   std::string broadcast_text(const std::string& text);
