@@ -11,49 +11,13 @@
 #include "shmtrain/io/model_weights.hpp"
 #include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/tensor/gemm_bf16.hpp"
+#include "model/fixture_batches.hpp"
 #include "support/test_support.hpp"
 
 namespace shmtrain {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<std::int32_t> flat(const nlohmann::json& rows) {
-  std::vector<std::int32_t> out;
-  for (const auto& row : rows) {
-    if (row.is_array()) {
-      for (int v : row) out.push_back(v);
-    } else {
-      out.push_back(row.get<int>());
-    }
-  }
-  return out;
-}
-
-Batch first_batch(const fs::path& folder) {
-  const nlohmann::json j = nlohmann::json::parse(testing::read_file(folder / "batches.json")).at("batches")[0];
-  Batch b;
-  b.batch = static_cast<std::int64_t>(j.at("input_ids").size());
-  b.seq = static_cast<std::int64_t>(j.at("input_ids")[0].size());
-  b.input_ids = flat(j.at("input_ids"));
-  b.token_type_ids = flat(j.at("token_type_ids"));
-  b.attention_mask = flat(j.at("attention_mask"));
-  if (j.contains("labels")) b.labels = flat(j.at("labels"));
-  if (j.contains("start_positions")) {
-    b.start_positions = flat(j.at("start_positions"));
-    b.end_positions = flat(j.at("end_positions"));
-  }
-  return b;
-}
-
-double relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    diff += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
-    norm += static_cast<double>(b[i]) * b[i];
-  }
-  return std::sqrt(diff / norm);
-}
 
 class Bf16Heads : public ::testing::TestWithParam<std::pair<const char*, ModelHead>> {};
 
@@ -65,8 +29,7 @@ TEST_P(Bf16Heads, OneStepMatchesFp32WithinBf16Rounding) {
   const ParamTable table = ParamTable::for_model(config);
   std::vector<float> params(static_cast<std::size_t>(table.count()));
   io::load_model_weights(folder / "model.safetensors", table, params, config, 0);
-  const Batch batch = first_batch(folder);
-  batch.validate(config, "batches.json");
+  const Batch batch = testing::read_fixture_batches(folder, config)[0];
 
   auto step = [&](bool use_bf16, float& loss) {
     std::vector<float> grads(params.size(), 0.0f);
@@ -84,7 +47,7 @@ TEST_P(Bf16Heads, OneStepMatchesFp32WithinBf16Rounding) {
   float loss32 = 0, loss16 = 0;
   const std::vector<float> fp32 = step(false, loss32);
   const std::vector<float> reduced = step(true, loss16);
-  const double grad_diff = relative_difference(reduced, fp32);
+  const double grad_diff = testing::relative_difference(reduced, fp32);
   std::printf("%s bf16 vs fp32: loss %.2e, gradients %.2e relative\n", GetParam().first,
               std::abs(loss16 - loss32) / loss32, grad_diff);
   EXPECT_LT(std::abs(loss16 - loss32), 1e-2 * loss32);

@@ -9,6 +9,7 @@
 #include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/model/init.hpp"
 #include "shmtrain/tensor/gemm_bf16.hpp"
+#include "model/fixture_batches.hpp"
 
 namespace shmtrain {
 namespace {
@@ -34,15 +35,6 @@ StepOutput one_step(const BertConfig& config, const ParamTable& table, std::vect
   return out;
 }
 
-double relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    diff += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
-    norm += static_cast<double>(b[i]) * b[i];
-  }
-  return std::sqrt(diff / norm);
-}
-
 TEST(Bf16Model, GradientsMatchFp32WithinBf16Rounding) {
   if (!bf16_gemm_available()) GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX";
   BertConfig config = bench::bench_preset("tiny");
@@ -57,7 +49,7 @@ TEST(Bf16Model, GradientsMatchFp32WithinBf16Rounding) {
   const StepOutput fp32 = one_step(config, table, params, false, batch, context);
   const StepOutput reduced = one_step(config, table, params, true, batch, context);
   const double loss_diff = std::abs(reduced.loss - fp32.loss) / fp32.loss;
-  const double grad_diff = relative_difference(reduced.grads, fp32.grads);
+  const double grad_diff = testing::relative_difference(reduced.grads, fp32.grads);
   std::printf("bf16 vs fp32, one step: loss %.2e, gradients %.2e relative\n", loss_diff, grad_diff);
   EXPECT_LT(loss_diff, 1e-2);
   // Each GEMM input carries 2^-9 relative rounding; through a few layers the gradients keep
@@ -69,7 +61,7 @@ TEST(Bf16Model, GradientsMatchFp32WithinBf16Rounding) {
   auto slice = [&](const std::vector<float>& g) {
     return std::vector<float>(g.begin() + inter.offset, g.begin() + inter.offset + inter.size);
   };
-  const double inter_diff = relative_difference(slice(reduced.grads), slice(fp32.grads));
+  const double inter_diff = testing::relative_difference(slice(reduced.grads), slice(fp32.grads));
   std::printf("layer 0 intermediate.dense.weight gradient: %.2e relative\n", inter_diff);
   EXPECT_LT(inter_diff, 2e-2);
   EXPECT_GT(inter_diff, 1e-4);

@@ -16,6 +16,7 @@
 #include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/optim/adamw.hpp"
 #include "shmtrain/optim/clip.hpp"
+#include "model/fixture_batches.hpp"
 #include "support/test_support.hpp"
 
 namespace shmtrain {
@@ -34,39 +35,6 @@ BertConfig read_config(const Fixture& f) {
   BertConfig config = io::read_hf_config(folder(f) / "config.json");
   config.head = f.head;
   return config;
-}
-
-std::vector<std::int32_t> flat(const nlohmann::json& rows) {
-  std::vector<std::int32_t> out;
-  for (const auto& row : rows) {
-    if (row.is_array()) {
-      for (int v : row) out.push_back(v);
-    } else {
-      out.push_back(row.get<int>());
-    }
-  }
-  return out;
-}
-
-std::vector<Batch> read_batches(const Fixture& f, const BertConfig& config) {
-  std::vector<Batch> batches;
-  const nlohmann::json file = nlohmann::json::parse(testing::read_file(folder(f) / "batches.json"));
-  for (const auto& j : file.at("batches")) {
-    Batch b;
-    b.batch = static_cast<std::int64_t>(j.at("input_ids").size());
-    b.seq = static_cast<std::int64_t>(j.at("input_ids")[0].size());
-    b.input_ids = flat(j.at("input_ids"));
-    b.token_type_ids = flat(j.at("token_type_ids"));
-    b.attention_mask = flat(j.at("attention_mask"));
-    if (j.contains("labels")) b.labels = flat(j.at("labels"));
-    if (j.contains("start_positions")) {
-      b.start_positions = flat(j.at("start_positions"));
-      b.end_positions = flat(j.at("end_positions"));
-    }
-    b.validate(config, "batches.json");
-    batches.push_back(std::move(b));
-  }
-  return batches;
 }
 
 double entry_norm(std::span<const float> arena, const ParamEntry& e) {
@@ -91,7 +59,7 @@ TEST_P(HeadParity, TwentyAdamWStepsReproducePyTorch) {
 
   EncoderModel model(config, table, params, grads);
   AdamW adamw(table, {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
-  const std::vector<Batch> batches = read_batches(fixture, config);
+  const std::vector<Batch> batches = testing::read_fixture_batches(folder(fixture), config);
   const nlohmann::json ref = nlohmann::json::parse(testing::read_file(folder(fixture) / "reference.json"));
   ASSERT_EQ(ref.at("step0_grad_norms").size(), table.entries().size());
 
@@ -140,7 +108,7 @@ TEST_P(HeadParity, GradientsFinalOffsetsDecreaseToZeroAndCoverFinishedGradients)
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
   io::load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
   EncoderModel model(config, table, params, grads);
-  const std::vector<Batch> batches = read_batches(fixture, config);
+  const std::vector<Batch> batches = testing::read_fixture_batches(folder(fixture), config);
 
   std::vector<std::int64_t> offsets;
   std::vector<std::vector<float>> snapshots;
@@ -180,7 +148,7 @@ TEST(DistilBert, IgnoresTokenTypes) {
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
   io::load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
   EncoderModel model(config, table, params, grads);
-  Batch batch = read_batches(fixture, config)[0];
+  Batch batch = testing::read_fixture_batches(folder(fixture), config)[0];
   const float with_types = model.forward(batch, {});
   std::fill(batch.token_type_ids.begin(), batch.token_type_ids.end(), 7);
   EXPECT_EQ(model.forward(batch, {}), with_types);

@@ -15,6 +15,7 @@
 #include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/optim/adamw.hpp"
 #include "shmtrain/optim/clip.hpp"
+#include "model/fixture_batches.hpp"
 #include "support/test_support.hpp"
 
 namespace shmtrain {
@@ -27,25 +28,6 @@ fs::path fixture() { return testing::fixtures_dir() / "reference_tiny"; }
 nlohmann::json read_json(const fs::path& path) {
   std::ifstream in(path);
   return nlohmann::json::parse(in);
-}
-
-std::vector<Batch> read_batches(const BertConfig& config) {
-  std::vector<Batch> batches;
-  const nlohmann::json file = read_json(fixture() / "batches.json");
-  for (const auto& j : file["batches"]) {
-    Batch b;
-    b.batch = static_cast<std::int64_t>(j["input_ids"].size());
-    b.seq = static_cast<std::int64_t>(j["input_ids"][0].size());
-    for (const char* key : {"input_ids", "token_type_ids", "attention_mask"}) {
-      auto& out = std::string(key) == "input_ids" ? b.input_ids
-                  : std::string(key) == "token_type_ids" ? b.token_type_ids : b.attention_mask;
-      for (const auto& row : j[key]) for (int v : row) out.push_back(v);
-    }
-    for (int v : j["labels"]) b.labels.push_back(v);
-    b.validate(config, "batches.json");
-    batches.push_back(std::move(b));
-  }
-  return batches;
 }
 
 std::vector<float> entry_values(std::span<const float> arena, const ParamEntry& e) {
@@ -64,7 +46,7 @@ TEST(PytorchParity, TwentyAdamWStepsReproduceLossesGradientsAndFinalWeights) {
 
   EncoderModel model(config, table, params, grads);
   AdamW adamw(table, {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
-  const std::vector<Batch> batches = read_batches(config);
+  const std::vector<Batch> batches = testing::read_fixture_batches(fixture(), config);
   const nlohmann::json ref = read_json(fixture() / "reference_losses.json");
   const io::SafetensorsReader step0(fixture() / "step0_grads.safetensors");
 
@@ -97,7 +79,7 @@ TEST(PytorchParity, TwentyAdamWStepsReproduceLossesGradientsAndFinalWeights) {
 TEST(PytorchParity, DeterministicRunToRun) {
   const BertConfig config = io::read_hf_config(fixture() / "config.json");
   const ParamTable table = ParamTable::for_sequence_classification(config);
-  const std::vector<Batch> batches = read_batches(config);
+  const std::vector<Batch> batches = testing::read_fixture_batches(fixture(), config);
   auto run = [&] {
     HeapArenaAllocator heap;
     auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");

@@ -1,0 +1,60 @@
+#pragma once
+// The batches of a PyTorch reference fixture (batches.json: input_ids, token_type_ids,
+// attention_mask and labels or start/end positions per batch), and the relative L2 difference
+// the bf16 tests compare gradients with.
+#include <cmath>
+#include <filesystem>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "shmtrain/model/batch.hpp"
+#include "support/test_support.hpp"
+
+namespace shmtrain::testing {
+
+inline std::vector<std::int32_t> flat_ints(const nlohmann::json& rows) {
+  std::vector<std::int32_t> out;
+  for (const auto& row : rows) {
+    if (row.is_array()) {
+      for (int v : row) out.push_back(v);
+    } else {
+      out.push_back(row.get<int>());
+    }
+  }
+  return out;
+}
+
+// Every batch of folder/batches.json, validated against `config`.
+inline std::vector<Batch> read_fixture_batches(const std::filesystem::path& folder, const BertConfig& config) {
+  std::vector<Batch> batches;
+  const nlohmann::json file = nlohmann::json::parse(read_file(folder / "batches.json"));
+  for (const auto& j : file.at("batches")) {
+    Batch b;
+    b.batch = static_cast<std::int64_t>(j.at("input_ids").size());
+    b.seq = static_cast<std::int64_t>(j.at("input_ids")[0].size());
+    b.input_ids = flat_ints(j.at("input_ids"));
+    b.token_type_ids = flat_ints(j.at("token_type_ids"));
+    b.attention_mask = flat_ints(j.at("attention_mask"));
+    if (j.contains("labels")) b.labels = flat_ints(j.at("labels"));
+    if (j.contains("start_positions")) {
+      b.start_positions = flat_ints(j.at("start_positions"));
+      b.end_positions = flat_ints(j.at("end_positions"));
+    }
+    b.validate(config, "batches.json");
+    batches.push_back(std::move(b));
+  }
+  return batches;
+}
+
+// |a - b| / |b| over the whole vectors.
+inline double relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
+    norm += static_cast<double>(b[i]) * b[i];
+  }
+  return std::sqrt(diff / norm);
+}
+
+}  // namespace shmtrain::testing
