@@ -14,9 +14,9 @@ void fit(std::vector<T>& v, std::int64_t n) {
   if (static_cast<std::int64_t>(v.size()) != n) v.resize(static_cast<std::size_t>(n));
 }
 
-// out = dropout(out) + residual, in place.
-void dropout_add(float* out, const float* residual, std::int64_t n, float p, DropoutKey key) {
-  dropout_forward(out, out, n, p, key);
+// out = dropout(out) + residual, in place; the mask goes to `mask`.
+void dropout_add(float* out, const float* residual, std::int64_t n, float p, DropoutKey key, std::uint16_t* mask) {
+  dropout_forward(out, out, n, p, key, 0, mask);
   parallel_blocks(n, 16384, [&](std::int64_t i0, std::int64_t i1) {
     for (std::int64_t i = i0; i < i1; ++i) out[i] += residual[i];
   });
@@ -37,7 +37,8 @@ void forward_tail(LayerCache& c, const float* x, const LayerParams& w, const Lay
                   Inter* inter_act) {
   const std::int64_t n = d.tokens();
   const std::int64_t h = d.hidden;
-  dropout_add(c.res1.data(), x, n * h, drop.attention_output_p, drop.attention_output);
+  dropout_add(c.res1.data(), x, n * h, drop.attention_output_p, drop.attention_output,
+              c.attention_output_mask.data());
   layernorm_forward(c.ln1_out.data(), c.ln1_mean.data(), c.ln1_rstd.data(), c.res1.data(), w.ln1_w, w.ln1_b, n, h,
                     d.layer_norm_eps);
   if constexpr (std::is_same_v<Inter, bf16>) {
@@ -52,7 +53,7 @@ void forward_tail(LayerCache& c, const float* x, const LayerParams& w, const Lay
   } else {
     linear_forward(c.res2.data(), inter_act, w.out_w, w.out_b, n, d.intermediate, h);
   }
-  dropout_add(c.res2.data(), c.ln1_out.data(), n * h, drop.hidden_p, drop.output);
+  dropout_add(c.res2.data(), c.ln1_out.data(), n * h, drop.hidden_p, drop.output, c.output_mask.data());
   layernorm_forward(c.ln2_out.data(), c.ln2_mean.data(), c.ln2_rstd.data(), c.res2.data(), w.ln2_w, w.ln2_b, n, h,
                     d.layer_norm_eps);
 }
@@ -74,6 +75,8 @@ void LayerCache::resize(const LayerDims& d, bool use_bf16) {
   for (auto* v : {&x16, &ctx16, &ln1_out16}) fit(*v, b16 * n * h);
   fit(qkv16, b16 * n * 3 * h);
   fit(inter_act16, b16 * n * d.intermediate);
+  fit(attention_mask, attention_dropout_mask_words(attention_shape(d)));
+  for (auto* v : {&attention_output_mask, &output_mask}) fit(*v, dropout_mask_words(n * h));
 }
 
 void LayerScratch::resize(const LayerDims& d, bool use_bf16) {
@@ -96,13 +99,15 @@ void encoder_layer_forward(LayerCache& c, const float* x, const float* mask_add,
   if (w.uses_bf16()) {
     convert_to_bf16(c.x16.data(), x, n * h);
     linear_forward(c.qkv16.data(), c.x16.data(), w.weights16.qkv_w, w.qkv_b, n, h, 3 * h);
-    attention_forward(c.ctx16.data(), c.probs.data(), c.qkv16.data(), mask_add, attention_shape(d), attention_drop);
+    attention_forward(c.ctx16.data(), c.probs.data(), c.qkv16.data(), mask_add, attention_shape(d), attention_drop,
+                      c.attention_mask.data());
     linear_forward(c.res1.data(), c.ctx16.data(), w.weights16.attn_out_w, w.attn_out_b, n, h, h);
     forward_tail(c, x, w, d, drop, c.inter_act16.data());
     return;
   }
   linear_forward(c.qkv.data(), x, w.qkv_w, w.qkv_b, n, h, 3 * h);
-  attention_forward(c.ctx.data(), c.probs.data(), c.qkv.data(), mask_add, attention_shape(d), attention_drop);
+  attention_forward(c.ctx.data(), c.probs.data(), c.qkv.data(), mask_add, attention_shape(d), attention_drop,
+                    c.attention_mask.data());
   linear_forward(c.res1.data(), c.ctx.data(), w.attn_out_w, w.attn_out_b, n, h, h);
   forward_tail(c, x, w, d, drop, c.inter_act.data());
 }
@@ -116,9 +121,7 @@ void backward_bf16(float* dx, float* dy, const LayerCache& c, const LayerParams&
   const LayerWeightsBf16& w16 = w.weights16;
   float* d_res2 = s.t1.data();
   layernorm_backward(d_res2, g.ln2_w, g.ln2_b, dy, c.res2.data(), w.ln2_w, c.ln2_mean.data(), c.ln2_rstd.data(), n, h);
-  float* d_out_dense = s.t2.data();
-  dropout_backward(d_out_dense, d_res2, n * h, drop.hidden_p, drop.output);
-  convert_to_bf16(s.h16.data(), d_out_dense, n * h);
+  dropout_backward(s.h16.data(), d_res2, n * h, drop.hidden_p, c.output_mask.data());
   linear_backward(s.inter.data(), g.out_w, g.out_b, s.h16.data(), c.inter_act16.data(), w16.out_w, n, d.intermediate,
                   h);
   gelu_backward(s.inter16.data(), s.inter.data(), c.inter_pre.data(), n * d.intermediate);
@@ -129,13 +132,11 @@ void backward_bf16(float* dx, float* dy, const LayerCache& c, const LayerParams&
   float* d_res1 = s.t1.data();
   layernorm_backward(d_res1, g.ln1_w, g.ln1_b, d_ln1_out, c.res1.data(), w.ln1_w, c.ln1_mean.data(),
                      c.ln1_rstd.data(), n, h);
-  float* d_attn_dense = s.t2.data();
-  dropout_backward(d_attn_dense, d_res1, n * h, drop.attention_output_p, drop.attention_output);
-  convert_to_bf16(s.h16.data(), d_attn_dense, n * h);
+  dropout_backward(s.h16.data(), d_res1, n * h, drop.attention_output_p, c.attention_output_mask.data());
   bf16* d_ctx = s.inter16.data();  // free again: (n, h) of its (n, intermediate)
   linear_backward(d_ctx, g.attn_out_w, g.attn_out_b, s.h16.data(), c.ctx16.data(), w16.attn_out_w, n, h, h);
   attention_backward(s.qkv16.data(), d_ctx, c.qkv16.data(), c.probs.data(), attention_shape(d),
-                     {drop.attention_p, drop.attention});
+                     {drop.attention_p, drop.attention}, c.attention_mask.data());
   linear_backward(dx, g.qkv_w, g.qkv_b, s.qkv16.data(), c.x16.data(), w16.qkv_w, n, h, 3 * h);
   add_into(dx, d_res1, n * h);
 }
@@ -154,7 +155,7 @@ void encoder_layer_backward(float* dx, float* dy, const LayerCache& c, const flo
   layernorm_backward(d_res2, g.ln2_w, g.ln2_b, dy, c.res2.data(), w.ln2_w, c.ln2_mean.data(), c.ln2_rstd.data(), n, h);
   // res2 = dropout(out_dense) + ln1_out: d_res2 flows to both.
   float* d_out_dense = s.t2.data();
-  dropout_backward(d_out_dense, d_res2, n * h, drop.hidden_p, drop.output);
+  dropout_backward(d_out_dense, d_res2, n * h, drop.hidden_p, c.output_mask.data());
   linear_backward(s.inter.data(), g.out_w, g.out_b, d_out_dense, c.inter_act.data(), w.out_w, n, d.intermediate, h);
   gelu_backward(s.inter.data(), s.inter.data(), c.inter_pre.data(), n * d.intermediate);
   float* d_ln1_out = s.t3.data();
@@ -165,11 +166,11 @@ void encoder_layer_backward(float* dx, float* dy, const LayerCache& c, const flo
                      c.ln1_rstd.data(), n, h);
   // res1 = dropout(attn_out_dense) + x: d_res1 flows to both.
   float* d_attn_dense = s.t2.data();
-  dropout_backward(d_attn_dense, d_res1, n * h, drop.attention_output_p, drop.attention_output);
+  dropout_backward(d_attn_dense, d_res1, n * h, drop.attention_output_p, c.attention_output_mask.data());
   float* d_ctx = s.t3.data();
   linear_backward(d_ctx, g.attn_out_w, g.attn_out_b, d_attn_dense, c.ctx.data(), w.attn_out_w, n, h, h);
   attention_backward(s.qkv.data(), d_ctx, c.qkv.data(), c.probs.data(), attention_shape(d),
-                     {drop.attention_p, drop.attention});
+                     {drop.attention_p, drop.attention}, c.attention_mask.data());
   linear_backward(dx, g.qkv_w, g.qkv_b, s.qkv.data(), x, w.qkv_w, n, h, 3 * h);
   add_into(dx, d_res1, n * h);
 }

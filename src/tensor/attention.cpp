@@ -5,6 +5,7 @@
 
 #include <tbb/enumerable_thread_specific.h>
 
+#include "shmtrain/common/error.hpp"
 #include "shmtrain/tensor/gemm.hpp"
 #include "shmtrain/tensor/gemm_bf16.hpp"
 #include "shmtrain/tensor/parallel.hpp"
@@ -45,26 +46,37 @@ ScratchBf16& bf16_scratch() {
   return scratch;
 }
 
-// The dropout counter of element (i, j) of the (b, h) probability matrix.
-std::uint64_t dropout_offset(const AttentionShape& s, std::int64_t bh) {
-  return static_cast<std::uint64_t>(bh * s.seq * s.seq);
+std::int64_t matrix_mask_words(const AttentionShape& s) { return dropout_mask_words(s.seq * s.seq); }
+
+void check_mask(const AttentionDropout& dropout, const std::uint16_t* mask) {
+  if (dropout.p > 0.0f && mask == nullptr) throw Error("attention: dropout is on, but no mask storage was given");
 }
 
-// p_out (T, T) = bf16(dropout(p)), through `work` (T, T floats) when dropout is on.
-void dropped_probs_bf16(bf16* p_out, const float* p, float* work, const AttentionShape& s, std::int64_t bh,
-                        const AttentionDropout& dropout) {
-  const std::int64_t tt = s.seq * s.seq;
-  if (dropout.p > 0.0f) {
-    dropout_forward(work, p, tt, dropout.p, dropout.key, dropout_offset(s, bh));
-    p = work;
-  }
-  convert_to_bf16_serial(p_out, p, tt);
+// Draws the dropout mask of matrix bh into its place in dropout.mask; null when dropout is off.
+const std::uint16_t* draw_matrix_mask(const AttentionShape& s, std::int64_t bh, const AttentionDropout& dropout,
+                                      std::uint16_t* masks) {
+  if (dropout.p == 0.0f) return nullptr;
+  const std::int64_t words = matrix_mask_words(s);
+  std::uint16_t* mask = masks + bh * words;
+  dropout_mask_serial(mask, s.seq * s.seq, dropout.p, dropout.key, static_cast<std::uint64_t>(bh * words * 16));
+  return mask;
+}
+
+// The mask the forward recorded for matrix bh; null when dropout is off.
+const std::uint16_t* recorded_matrix_mask(const AttentionShape& s, std::int64_t bh, const AttentionDropout& dropout,
+                                          const std::uint16_t* masks) {
+  return dropout.p == 0.0f ? nullptr : masks + bh * matrix_mask_words(s);
 }
 
 }  // namespace
 
+std::int64_t attention_dropout_mask_words(const AttentionShape& shape) {
+  return shape.batch * shape.heads * matrix_mask_words(shape);
+}
+
 void attention_forward(float* out, float* probs, const float* qkv, const float* mask_add,
-                       const AttentionShape& shape, const AttentionDropout& dropout) {
+                       const AttentionShape& shape, const AttentionDropout& dropout, std::uint16_t* dropout_mask) {
+  check_mask(dropout, dropout_mask);
   const std::int64_t t = shape.seq;
   const std::int64_t d = shape.head_dim;
   const std::int64_t h3 = 3 * shape.hidden();
@@ -82,7 +94,7 @@ void attention_forward(float* out, float* probs, const float* qkv, const float* 
       const float* p_used = p;
       if (dropout.p > 0.0f) {
         float* p_dropped = scratch_of(forward_scratch(), t * t);
-        dropout_forward(p_dropped, p, t * t, dropout.p, dropout.key, dropout_offset(shape, bh));
+        apply_dropout_mask_serial(p_dropped, p, t * t, dropout.p, draw_matrix_mask(shape, bh, dropout, dropout_mask));
         p_used = p_dropped;
       }
       gemm_serial(Trans::kNo, Trans::kNo, t, d, t, 1.0f, p_used, t, v, h3, 0.0f, out + b * t * shape.hidden() + h * d,
@@ -92,7 +104,8 @@ void attention_forward(float* out, float* probs, const float* qkv, const float* 
 }
 
 void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* probs,
-                        const AttentionShape& shape, const AttentionDropout& dropout) {
+                        const AttentionShape& shape, const AttentionDropout& dropout, const std::uint16_t* dropout_mask) {
+  check_mask(dropout, dropout_mask);
   const std::int64_t t = shape.seq;
   const std::int64_t d = shape.head_dim;
   const std::int64_t hid = shape.hidden();
@@ -113,15 +126,16 @@ void attention_backward(float* dqkv, const float* dout, const float* qkv, const 
       const float* p = probs + bh * t * t;
       float* scratch = scratch_of(backward_scratch(), 2 * t * t);
       float* dp = scratch;  // (T, T)
+      const std::uint16_t* mask = recorded_matrix_mask(shape, bh, dropout, dropout_mask);
       const float* p_used = p;
-      if (dropout.p > 0.0f) {
+      if (mask != nullptr) {
         float* p_dropped = scratch + t * t;
-        dropout_forward(p_dropped, p, t * t, dropout.p, dropout.key, dropout_offset(shape, bh));
+        apply_dropout_mask_serial(p_dropped, p, t * t, dropout.p, mask);
         p_used = p_dropped;
       }
       gemm_serial(Trans::kNo, Trans::kYes, t, t, d, 1.0f, dy, hid, v, h3, 0.0f, dp, t);          // dP = dY V^T
       gemm_serial(Trans::kYes, Trans::kNo, t, d, t, 1.0f, p_used, t, dy, hid, 0.0f, dv, h3);     // dV = P^T dY
-      if (dropout.p > 0.0f) dropout_backward(dp, dp, t * t, dropout.p, dropout.key, dropout_offset(shape, bh));
+      apply_dropout_mask_serial(dp, dp, t * t, dropout.p, mask);
       softmax_backward(dp, dp, p, t, t);                                                         // dS
       gemm_serial(Trans::kNo, Trans::kNo, t, d, t, scale, dp, t, k, h3, 0.0f, dq, h3);           // dQ = s dS K
       gemm_serial(Trans::kYes, Trans::kNo, t, d, t, scale, dp, t, q, h3, 0.0f, dk, h3);          // dK = s dS^T Q
@@ -130,13 +144,13 @@ void attention_backward(float* dqkv, const float* dout, const float* qkv, const 
 }
 
 void attention_forward(bf16* out, float* probs, const bf16* qkv, const float* mask_add, const AttentionShape& shape,
-                       const AttentionDropout& dropout) {
+                       const AttentionDropout& dropout, std::uint16_t* dropout_mask) {
+  check_mask(dropout, dropout_mask);
   const std::int64_t t = shape.seq;
   const std::int64_t d = shape.head_dim;
   const std::int64_t h3 = 3 * shape.hidden();
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   parallel_blocks(shape.batch * shape.heads, 1, [&](std::int64_t bh0, std::int64_t bh1) {
-    float* work = scratch_of(forward_scratch(), t * t);
     bf16* p16 = scratch_of(bf16_scratch(), t * t);
     for (std::int64_t bh = bh0; bh < bh1; ++bh) {
       const std::int64_t b = bh / shape.heads;
@@ -147,7 +161,7 @@ void attention_forward(bf16* out, float* probs, const bf16* qkv, const float* ma
       float* p = probs + bh * t * t;  // (T, T)
       gemm_bf16_serial(Trans::kNo, Trans::kYes, t, t, d, scale, q, h3, k, h3, 0.0f, p, t);
       softmax_forward(p, p, mask_add + b * t, t, t);
-      dropped_probs_bf16(p16, p, work, shape, bh, dropout);
+      apply_dropout_mask_serial(p16, p, t * t, dropout.p, draw_matrix_mask(shape, bh, dropout, dropout_mask));
       gemm_bf16_serial(Trans::kNo, Trans::kNo, t, d, t, 1.0f, p16, t, v, h3, out + b * t * shape.hidden() + h * d,
                        shape.hidden());
     }
@@ -155,15 +169,15 @@ void attention_forward(bf16* out, float* probs, const bf16* qkv, const float* ma
 }
 
 void attention_backward(bf16* dqkv, const bf16* dout, const bf16* qkv, const float* probs,
-                        const AttentionShape& shape, const AttentionDropout& dropout) {
+                        const AttentionShape& shape, const AttentionDropout& dropout, const std::uint16_t* dropout_mask) {
+  check_mask(dropout, dropout_mask);
   const std::int64_t t = shape.seq;
   const std::int64_t d = shape.head_dim;
   const std::int64_t hid = shape.hidden();
   const std::int64_t h3 = 3 * hid;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   parallel_blocks(shape.batch * shape.heads, 1, [&](std::int64_t bh0, std::int64_t bh1) {
-    float* dp = scratch_of(backward_scratch(), 2 * t * t);  // (T, T), then a (T, T) work area
-    float* work = dp + t * t;
+    float* dp = scratch_of(backward_scratch(), t * t);  // (T, T)
     bf16* p16 = scratch_of(bf16_scratch(), t * t);  // dropped probabilities, then dS
     for (std::int64_t bh = bh0; bh < bh1; ++bh) {
       const std::int64_t b = bh / shape.heads;
@@ -177,10 +191,11 @@ void attention_backward(bf16* dqkv, const bf16* dout, const bf16* qkv, const flo
       bf16* dv = dq + 2 * hid;
       const bf16* dy = dout + b * t * hid + h * d;  // (T, d), row stride H
       const float* p = probs + bh * t * t;
-      dropped_probs_bf16(p16, p, work, shape, bh, dropout);
+      const std::uint16_t* mask = recorded_matrix_mask(shape, bh, dropout, dropout_mask);
+      apply_dropout_mask_serial(p16, p, t * t, dropout.p, mask);
       gemm_bf16_serial(Trans::kNo, Trans::kYes, t, t, d, 1.0f, dy, hid, v, h3, 0.0f, dp, t);  // dP = dY V^T
       gemm_bf16_serial(Trans::kYes, Trans::kNo, t, d, t, 1.0f, p16, t, dy, hid, dv, h3);       // dV = P^T dY
-      if (dropout.p > 0.0f) dropout_backward(dp, dp, t * t, dropout.p, dropout.key, dropout_offset(shape, bh));
+      apply_dropout_mask_serial(dp, dp, t * t, dropout.p, mask);
       softmax_backward(dp, dp, p, t, t);  // dS
       convert_to_bf16_serial(p16, dp, t * t);
       gemm_bf16_serial(Trans::kNo, Trans::kNo, t, d, t, scale, p16, t, k, h3, dq, h3);   // dQ = s dS K

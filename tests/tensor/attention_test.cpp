@@ -52,9 +52,9 @@ TEST_P(AttentionShapes, ForwardMatchesNaiveAndBackwardMatchesFiniteDifferences) 
   const Vec mask = make_mask(batch, seq);
   const auto qkvf = naive::to_float(qkv), dyf = naive::to_float(dy), maskf = naive::to_float(mask);
   std::vector<float> out(dyf.size()), probs(static_cast<std::size_t>(batch * heads * seq * seq)), dqkv(qkvf.size());
-  attention_forward(out.data(), probs.data(), qkvf.data(), maskf.data(), shape, {});
+  attention_forward(out.data(), probs.data(), qkvf.data(), maskf.data(), shape, {}, nullptr);
   EXPECT_TRUE(testing::all_close(out, naive::to_float(naive::attention(qkv, mask, batch, seq, heads, dim)), 1e-5, 1e-5));
-  attention_backward(dqkv.data(), dyf.data(), qkvf.data(), probs.data(), shape, {});
+  attention_backward(dqkv.data(), dyf.data(), qkvf.data(), probs.data(), shape, {}, nullptr);
   Vec g = naive::numeric_grad(qkv, [&](const Vec& v) {
     return naive::dot(dy, naive::attention(v, mask, batch, seq, heads, dim));
   });
@@ -85,18 +85,19 @@ TEST(Attention, DropoutBackwardMatchesFiniteDifferencesOfTheSameMask) {
   const Vec qkv = naive::random_vec(2 * 6 * 3 * hid, 45), dy = naive::random_vec(2 * 6 * hid, 46);
   const auto dyf = naive::to_float(dy);
   const std::vector<float> mask(12, 0.0f);
-  auto forward = [&](const std::vector<float>& x, std::vector<float>& probs) {
+  std::vector<std::uint16_t> recorded(static_cast<std::size_t>(attention_dropout_mask_words(shape)));
+  auto forward = [&](const std::vector<float>& x, std::vector<float>& probs, std::vector<std::uint16_t>& bits) {
     std::vector<float> out(dyf.size());
-    attention_forward(out.data(), probs.data(), x.data(), mask.data(), shape, dropout);
+    attention_forward(out.data(), probs.data(), x.data(), mask.data(), shape, dropout, bits.data());
     return out;
   };
   std::vector<float> probs(2 * 2 * 36), dqkv(qkv.size());
   const auto xf = naive::to_float(qkv);
-  const auto out = forward(xf, probs);
+  const auto out = forward(xf, probs, recorded);
   int zeros = 0;
   for (float v : out) zeros += v == 0.0f;
   EXPECT_EQ(zeros, 0) << "dropout applies to probabilities, not outputs";
-  attention_backward(dqkv.data(), dyf.data(), xf.data(), probs.data(), shape, dropout);
+  attention_backward(dqkv.data(), dyf.data(), xf.data(), probs.data(), shape, dropout, recorded.data());
   // Finite differences through the float kernel itself (the naive reference has no dropout):
   // a larger step and tolerance for float rounding.
   Vec g(qkv.size());
@@ -105,7 +106,8 @@ TEST(Attention, DropoutBackwardMatchesFiniteDifferencesOfTheSameMask) {
     xp[i] += 1e-2f;
     xm[i] -= 1e-2f;
     std::vector<float> scratch(probs.size());
-    const auto up = forward(xp, scratch), down = forward(xm, scratch);
+    std::vector<std::uint16_t> bits(recorded.size());
+    const auto up = forward(xp, scratch, bits), down = forward(xm, scratch, bits);
     double s = 0;
     for (std::size_t j = 0; j < up.size(); ++j) s += dy[j] * (static_cast<double>(up[j]) - down[j]);
     g[i] = s / 2e-2;

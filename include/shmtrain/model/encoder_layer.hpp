@@ -55,6 +55,8 @@ struct LayerCache {
   std::vector<float> qkv, probs, ctx, res1, ln1_out, ln1_mean, ln1_rstd;
   std::vector<float> inter_pre, inter_act, res2, ln2_out, ln2_mean, ln2_rstd;
   std::vector<bf16> x16, qkv16, ctx16, ln1_out16, inter_act16;
+  // The dropout masks the forward drew (dropout.hpp), for the backward.
+  std::vector<std::uint16_t> attention_mask, attention_output_mask, output_mask;
   void resize(const LayerDims& d, bool use_bf16);
 };
 

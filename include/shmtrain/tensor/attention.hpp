@@ -25,21 +25,27 @@ struct AttentionDropout {
   DropoutKey key;
 };
 
+// The words of a recorded mask for all (batch, head) probability matrices.
+std::int64_t attention_dropout_mask_words(const AttentionShape& shape);
+
 // out (B, T, H); probs (B, heads, T, T) caches the softmax before dropout for backward;
 // qkv (B, T, 3H); mask_add (B, T): 0 for tokens, float32's lowest value for padding keys.
+// dropout_mask (attention_dropout_mask_words(shape) words) records the dropout mask for the
+// backward. REQUIRES: dropout_mask not null when dropout.p > 0.
 void attention_forward(float* out, float* probs, const float* qkv, const float* mask_add,
-                       const AttentionShape& shape, const AttentionDropout& dropout);
+                       const AttentionShape& shape, const AttentionDropout& dropout, std::uint16_t* dropout_mask);
 
-// dqkv (B, T, 3H) overwritten from dout (B, T, H); qkv, probs and dropout as in forward.
+// dqkv (B, T, 3H) overwritten from dout (B, T, H); qkv, probs, dropout and dropout_mask as the
+// forward left them.
 void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* probs,
-                        const AttentionShape& shape, const AttentionDropout& dropout);
+                        const AttentionShape& shape, const AttentionDropout& dropout, const std::uint16_t* dropout_mask);
 
 // --bf16: the two products per (batch, head) take bf16 inputs and accumulate in float; the
 // softmax, its cache and its backward stay in float. out and dqkv are rounded once to bf16
 // (they only feed bf16 GEMMs).
 void attention_forward(bf16* out, float* probs, const bf16* qkv, const float* mask_add, const AttentionShape& shape,
-                       const AttentionDropout& dropout);
+                       const AttentionDropout& dropout, std::uint16_t* dropout_mask);
 void attention_backward(bf16* dqkv, const bf16* dout, const bf16* qkv, const float* probs,
-                        const AttentionShape& shape, const AttentionDropout& dropout);
+                        const AttentionShape& shape, const AttentionDropout& dropout, const std::uint16_t* dropout_mask);
 
 }  // namespace shmtrain

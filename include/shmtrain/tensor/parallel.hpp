@@ -14,7 +14,9 @@
 
 namespace shmtrain {
 
-// Calls body(begin, end) over [0, n) in blocks of `grain` items (the last one shorter).
+// Calls body(begin, end) over [0, n) in blocks of at most `grain` items. TBB halves the range
+// until a block fits, so the blocks depend on n and grain alone; they need not start on a
+// multiple of grain.
 template <typename Body>
 void parallel_blocks(std::int64_t n, std::int64_t grain, const Body& body) {
   if (n <= 0) return;
