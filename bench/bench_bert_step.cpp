@@ -94,8 +94,8 @@ int main(int argc, char** argv) {
     model.backward();
     const double tb = seconds_since(t0);
     t0 = Clock::now();
-    shmtrain::clip_grad_norm(grads, 1.0);
-    adamw.step(params, grads, 2e-5f);
+    const double norm = shmtrain::global_grad_norm(grads);
+    adamw.step(params, grads, 2e-5f, {}, shmtrain::clip_coefficient(norm, 1.0));
     const double to = seconds_since(t0);
     if (s == 0) continue;
     fwd.push_back(tf);

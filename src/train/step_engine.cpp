@@ -112,8 +112,8 @@ double StepEngine::update_replicated(float lr, double max_grad_norm, StepTimes& 
     comm_.allreduce(grads_, comm::ReduceOp::avg);
   }
   const auto t1 = Clock::now();
-  const double norm = clip_grad_norm(grads_, max_grad_norm);
-  optimizer_->step(params(), grads_.first(count_), lr, params16_);
+  const double norm = global_grad_norm(grads_);
+  optimizer_->step(params(), grads_.first(count_), lr, params16_, clip_coefficient(norm, max_grad_norm));
   times.exchange += seconds_between(t0, t1);
   times.optimizer += seconds_between(t1, Clock::now());
   return norm;
@@ -131,9 +131,8 @@ double StepEngine::update_sharded(float lr, double max_grad_norm, StepTimes& tim
   double total = 0;
   for (float s : squares) total += s;
   const double norm = std::sqrt(total);
-  scale_to_max_norm(grad_slice_, norm, max_grad_norm);
   const std::span<float> own_params = std::span(params_).subspan(static_cast<std::size_t>(optimizer_->begin()), slice_);
-  optimizer_->step(own_params, grad_slice_, lr);
+  optimizer_->step(own_params, grad_slice_, lr, {}, clip_coefficient(norm, max_grad_norm));
   comm_.allgather(own_params, params_);
   refresh_bf16_weights();
   times.exchange += seconds_between(t0, t1);

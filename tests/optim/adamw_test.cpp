@@ -109,5 +109,29 @@ TEST(AdamW, Bf16CopyIsWrittenInTheSamePass) {
   }
 }
 
+// Clipping folded into the update: grad_scale c gives exactly the update on gradients that
+// were first multiplied by c, as clip_grad_norm_ does in torch.
+TEST(AdamW, GradScaleIsTheUpdateOnScaledGradients) {
+  const ParamTable table = ParamTable::for_sequence_classification(tiny_config());
+  HeapArenaAllocator heap;
+  const AdamWOptions options{0.9f, 0.999f, 1e-8f, 0.1f};
+  const auto n = static_cast<std::size_t>(table.count());
+  std::vector<float> folded(n), scaled_first(n), g(n), g_scaled(n);
+  for (std::size_t i = 0; i < n; ++i) folded[i] = scaled_first[i] = 0.02f * static_cast<float>(i % 31) - 0.3f;
+  AdamW a(table, options, heap), b(table, options, heap);
+  const float c = 0.37f;
+  for (int step = 1; step <= 2; ++step) {
+    for (std::size_t i = 0; i < n; ++i) {
+      g[i] = std::cos(0.11f * static_cast<float>(i) + static_cast<float>(step));
+      g_scaled[i] = g[i] * c;
+    }
+    a.step(folded, g, 1e-2f, {}, c);
+    b.step(scaled_first, g_scaled, 1e-2f);
+  }
+  EXPECT_EQ(folded, scaled_first);
+  EXPECT_EQ(std::vector<float>(a.exp_avg_sq().begin(), a.exp_avg_sq().end()),
+            std::vector<float>(b.exp_avg_sq().begin(), b.exp_avg_sq().end()));
+}
+
 }  // namespace
 }  // namespace shmtrain

@@ -29,18 +29,21 @@ TEST(Schedule, ConstantCosineAndNames) {
   EXPECT_THROW(parse_lr_schedule("polynomial"), InputError);
 }
 
-TEST(Clip, ScalesOnlyAboveTheMaxNorm) {
-  std::vector<float> g = {3, 4};  // norm 5
-  EXPECT_DOUBLE_EQ(clip_grad_norm(g, 10.0), 5.0);
-  EXPECT_EQ(g, (std::vector<float>{3, 4}));
-  EXPECT_DOUBLE_EQ(clip_grad_norm(g, 1.0), 5.0);
-  EXPECT_NEAR(g[0], 3.0 / (5.0 + 1e-6), 1e-7);
-  EXPECT_NEAR(g[1], 4.0 / (5.0 + 1e-6), 1e-7);
+TEST(Clip, CoefficientScalesOnlyAboveTheMaxNorm) {
+  const std::vector<float> g = {3, 4};  // norm 5
+  EXPECT_DOUBLE_EQ(global_grad_norm(g), 5.0);
+  EXPECT_EQ(clip_coefficient(5.0, 10.0), 1.0f);
+  EXPECT_EQ(clip_coefficient(5.0, 0.0), 1.0f) << "max_norm 0 disables clipping";
+  EXPECT_EQ(clip_coefficient(5.0, 1.0), static_cast<float>(1.0 / (5.0 + 1e-6)));
 }
 
 TEST(Clip, NormOfALargeArenaIsExactForIntegerData) {
   std::vector<float> g(300001, 2.0f);  // spans several blocks; sum of squares 1200004 exactly
   EXPECT_DOUBLE_EQ(global_grad_norm(g), std::sqrt(1200004.0));
+  for (std::size_t i = 0; i < g.size(); ++i) g[i] = static_cast<float>(i % 13) - 6.0f;
+  double squares = 0;  // integers: every order of addition gives the same double
+  for (float v : g) squares += static_cast<double>(v) * v;
+  EXPECT_DOUBLE_EQ(global_grad_norm(g), std::sqrt(squares));
 }
 
 }  // namespace

@@ -39,11 +39,13 @@ class AdamW {
   AdamW(const ParamTable& table, AdamWOptions options, ArenaAllocator& allocator, std::int64_t begin,
         std::int64_t end);
 
-  // One update of the range's parameters at learning rate lr; increments step_count().
-  // params16 (--bf16), when given, receives the updated parameters rounded to bf16 in the same
-  // pass, while they are still in cache. REQUIRES: params and grads (and params16 when not
-  // empty) hold the range's end - begin values.
-  void step(std::span<float> params, std::span<const float> grads, float lr, std::span<bf16> params16 = {});
+  // One update of the range's parameters at learning rate lr, from grads * grad_scale (the
+  // clipping coefficient, clip.hpp); increments step_count(). params16 (--bf16), when given,
+  // receives the updated parameters rounded to bf16 in the same pass, while they are still in
+  // cache. REQUIRES: params and grads (and params16 when not empty) hold the range's
+  // end - begin values.
+  void step(std::span<float> params, std::span<const float> grads, float lr, std::span<bf16> params16 = {},
+            float grad_scale = 1.0f);
 
   std::int64_t begin() const { return begin_; }
   std::int64_t end() const { return end_; }
