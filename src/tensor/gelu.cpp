@@ -34,12 +34,17 @@ void backward_scalar(Out* dinp, const float* dout, const float* inp, std::int64_
   }
 }
 
+bool have_avx512_bf16() {
+  static const bool have = cpu_features().avx512_bf16;
+  return have;
+}
+
 // Out is float, or bf16 rounded as to_bf16 does (VCVTNEPS2BF16 when the CPU has it).
 template <typename Out>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void store16(Out* out, __mmask16 mask, __m512 v) {
   if constexpr (std::is_same_v<Out, float>) {
     _mm512_mask_storeu_ps(out, mask, v);
-  } else if (cpu_features().avx512_bf16) {
+  } else if (have_avx512_bf16()) {
     const __m256bh h = _mm512_cvtneps_pbh(v);
     _mm256_mask_storeu_epi16(out, mask, reinterpret_cast<const __m256i&>(h));
   } else {
