@@ -2,8 +2,8 @@
 
 #include <immintrin.h>
 
-#include "shmtrain/tensor/cpu_features.hpp"
 #include "shmtrain/tensor/parallel.hpp"
+#include "vector_math.hpp"
 
 namespace shmtrain {
 namespace {
@@ -27,15 +27,10 @@ __attribute__((target("avx512f,avx512bf16,avx512vl"))) void to_bf16_avx512(bf16*
   to_bf16_scalar(out + i, in + i, n - i);
 }
 
-bool have_avx512_bf16() {
-  static const bool have = cpu_features().avx512_bf16 && cpu_features().avx512_core();
-  return have;
-}
-
 }  // namespace
 
 void convert_to_bf16_serial(bf16* out, const float* in, std::int64_t n) {
-  if (have_avx512_bf16()) {
+  if (vector_math::have_avx512_bf16()) {
     to_bf16_avx512(out, in, n);
   } else {
     to_bf16_scalar(out, in, n);

@@ -103,11 +103,6 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void apply_avx51
   }
 }
 
-bool have_avx512_bf16() {
-  static const bool have = vector_math::have_avx512() && cpu_features().avx512_bf16;
-  return have;
-}
-
 float keep_scale(float p) { return 1.0f / (1.0f - p); }
 
 // body(i0, i1) over the compute threads on element ranges that start on a mask word, so that
@@ -150,7 +145,7 @@ void apply_dropout_mask_serial(float* out, const float* in, std::int64_t n, floa
 void apply_dropout_mask_serial(bf16* out, const float* in, std::int64_t n, float p, const std::uint16_t* mask) {
   if (p == 0.0f) {
     convert_to_bf16_serial(out, in, n);
-  } else if (have_avx512_bf16()) {
+  } else if (vector_math::have_avx512_bf16()) {
     apply_avx512_bf16(out, in, n, keep_scale(p), mask);
   } else {
     const float scale = keep_scale(p);

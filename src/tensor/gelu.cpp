@@ -38,11 +38,6 @@ void backward_scalar(Out* dinp, const float* dout, const float* inp, std::int64_
   }
 }
 
-bool have_avx512_bf16() {
-  static const bool have = cpu_features().avx512_bf16;
-  return have;
-}
-
 // Out is float, or bf16 rounded as to_bf16 does: VCVTNEPS2BF16 when the CPU has it (decided
 // once per call by the caller: a check per 16 elements halved the loop's speed).
 template <typename Out, bool kNativeBf16>
@@ -95,7 +90,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void backward_av
 template <typename Out>
 void forward(Out* out, const float* inp, std::int64_t n) {
   parallel_blocks(n, kGrain, [&](std::int64_t i0, std::int64_t i1) {
-    if (vector_math::have_avx512() && have_avx512_bf16()) {
+    if (vector_math::have_avx512_bf16()) {
       forward_avx512<Out, true>(out + i0, inp + i0, i1 - i0);
     } else if (vector_math::have_avx512()) {
       forward_avx512<Out, false>(out + i0, inp + i0, i1 - i0);
@@ -108,7 +103,7 @@ void forward(Out* out, const float* inp, std::int64_t n) {
 template <typename Out>
 void backward(Out* dinp, const float* dout, const float* inp, std::int64_t n) {
   parallel_blocks(n, kGrain, [&](std::int64_t i0, std::int64_t i1) {
-    if (vector_math::have_avx512() && have_avx512_bf16()) {
+    if (vector_math::have_avx512_bf16()) {
       backward_avx512<Out, true>(dinp + i0, dout + i0, inp + i0, i1 - i0);
     } else if (vector_math::have_avx512()) {
       backward_avx512<Out, false>(dinp + i0, dout + i0, inp + i0, i1 - i0);

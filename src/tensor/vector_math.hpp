@@ -20,6 +20,12 @@ inline bool have_avx512() {
   return have;
 }
 
+// AVX-512 with the bf16 conversions (VCVTNEPS2BF16): the bf16 stores of the vector loops.
+inline bool have_avx512_bf16() {
+  static const bool have = have_avx512() && cpu_features().avx512_bf16;
+  return have;
+}
+
 // Lanes [0, count) set: the tail of a loop over n elements.
 __attribute__((target("avx512f"))) inline __mmask16 tail_mask(std::int64_t count) {
   return count >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << count) - 1u);
