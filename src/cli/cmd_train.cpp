@@ -24,7 +24,6 @@
 #include "shmtrain/comm/local_communicator.hpp"
 #include "shmtrain/launch/launcher.hpp"
 #include "shmtrain/launch/mpi_job.hpp"
-#include "shmtrain/model/param_table.hpp"
 #include "shmtrain/tensor/threads.hpp"
 #include "shmtrain/train/output_dir.hpp"
 #include "shmtrain/train/trainer.hpp"
@@ -56,16 +55,12 @@ train::TrainOptions resolve_options(const TrainCommand& command) {
   return options;
 }
 
-int worker_threads(const train::TrainOptions& options, const topo::PlacementEntry& entry) {
-  return options.threads ? static_cast<int>(*options.threads) : entry.threads;
-}
-
-// What StepEngine allocates from the shared arena: the gradients, and with --ddp_bf16_grads
-// their bf16 copy (2 bytes a value).
-std::size_t arena_bytes_for(const train::TrainOptions& options, const train::RunInputs& inputs, int workers) {
-  const ParamTable table = ParamTable::for_model(inputs.config);
-  const auto padded = static_cast<std::size_t>(table.padded_count(workers));
-  return padded * sizeof(float) + (options.ddp_bf16_grads ? padded * 2 : 0) + 2 * 4096;
+// The placement decides every worker's thread count, for compute and for the exchange alike:
+// --threads when given.
+PlacementFlags placement_for(const TrainCommand& command, const train::TrainOptions& options) {
+  PlacementFlags flags = command.placement;
+  flags.placement.threads = static_cast<int>(options.threads.value_or(0));
+  return flags;
 }
 
 // One rank of an MPI job. Every rank reads the inputs itself; rank 0 alone prepares output_dir
@@ -82,19 +77,19 @@ int run_train_under_mpi(const TrainCommand& command) {
     options = resolve_options(command);
     options_toml = train_options_to_toml(options);
   });
-  PlacementFlags flags = command.placement;
+  PlacementFlags flags = placement_for(command, options);
   flags.placement.unit = topo::parse_placement_unit(flags.unit);
   const topo::PlacementEntry& entry = job.place(flags.source, flags.placement);
   if (job.rank() == 0) {
     fmt::print("{}", job.report());
     std::fflush(stdout);
   }
-  set_compute_threads(worker_threads(options, entry));
+  set_compute_threads(entry.threads);
   std::optional<train::PreparedRun> prepared;
   job.together([&] { prepared.emplace(train::prepare_inputs(options)); });
   if (options.dry_run) {
     if (job.rank() == 0) {
-      train::print_dry_run(options, options_toml, *prepared, job.size(), worker_threads(options, entry), stdout);
+      train::print_dry_run(options, options_toml, *prepared, job.size(), entry.threads, stdout);
     }
     return 0;
   }
@@ -107,7 +102,7 @@ int run_train_under_mpi(const TrainCommand& command) {
   train::TrainOptions rank_options = options;
   rank_options.disable_tqdm = true;
   launch::LaunchOptions launch_options;
-  launch_options.arena_bytes = arena_bytes_for(options, prepared->inputs, job.size());
+  launch_options.arena_bytes = train::shared_arena_bytes(options, *prepared, job.size());
   return job.run(launch_options, [&](launch::WorkerContext& context) {
     train::run_training(rank_options, options_toml, *prepared, context.communicator, stdout);
     return 0;
@@ -120,10 +115,10 @@ int run_train(const TrainCommand& command) {
   const train::TrainOptions options = resolve_options(command);
   const std::string options_toml = train_options_to_toml(options);
   if (wants_mpirun(command.multi_node)) start_mpirun(command.multi_node, command.placement);
-  const ResolvedPlacement placement = resolve_placement(command.placement);
+  const ResolvedPlacement placement = resolve_placement(placement_for(command, options));
   const topo::PlacementPlan& plan = placement.plan;
   const int workers = static_cast<int>(plan.workers.size());
-  const int threads = worker_threads(options, plan.workers.front());
+  const int threads = plan.workers.front().threads;
   if (workers > 1 || options.dry_run) {
     fmt::print("{}", topo::format_plan(plan));
     std::fflush(stdout);
@@ -142,10 +137,9 @@ int run_train(const TrainCommand& command) {
   }
   stop_compute_threads();
   launch::LaunchOptions launch_options;
-  launch_options.arena_bytes = arena_bytes_for(options, prepared.inputs, workers);
+  launch_options.arena_bytes = train::shared_arena_bytes(options, prepared, workers);
   launch_options.other_ranks_stdout = false;
   launch::launch_workers(placement.topology, plan, launch_options, [&](launch::WorkerContext& context) {
-    set_compute_threads(worker_threads(options, context.placement));
     train::run_training(options, options_toml, prepared, context.communicator, stdout);
     return 0;
   });

@@ -8,7 +8,6 @@
 
 #include "shmtrain/cli/train_option_table.hpp"
 #include "shmtrain/common/error.hpp"
-#include "shmtrain/optim/schedule.hpp"
 
 namespace shmtrain::cli {
 namespace {
@@ -77,7 +76,6 @@ void validate_train_options(const train::TrainOptions& options) {
   if (!options.do_train && !options.resume_from_checkpoint.empty()) {
     fail_input("resume_from_checkpoint needs do_train");
   }
-  parse_lr_schedule(options.lr_scheduler_type);
   if (options.max_steps <= 0 && options.num_train_epochs <= 0) {
     fail_input("num_train_epochs must be > 0 when max_steps is not set");
   }

@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "shmtrain/common/error.hpp"
-#include "table.hpp"
+#include "shmtrain/data/table.hpp"
 
 namespace shmtrain::data {
 namespace {

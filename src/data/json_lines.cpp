@@ -1,4 +1,4 @@
-#include "json_lines.hpp"
+#include "shmtrain/data/json_lines.hpp"
 
 #include "shmtrain/common/error.hpp"
 

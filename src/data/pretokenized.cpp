@@ -1,4 +1,4 @@
-#include "pretokenized.hpp"
+#include "shmtrain/data/pretokenized.hpp"
 
 #include <limits>
 #include <string>

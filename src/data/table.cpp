@@ -1,4 +1,4 @@
-#include "table.hpp"
+#include "shmtrain/data/table.hpp"
 
 #include <fstream>
 #include <iterator>

@@ -1,4 +1,4 @@
-#include "tokenize_rows.hpp"
+#include "shmtrain/data/tokenize_rows.hpp"
 
 #include <mutex>
 #include <string>

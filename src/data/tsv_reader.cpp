@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "shmtrain/common/error.hpp"
-#include "table.hpp"
+#include "shmtrain/data/table.hpp"
 
 namespace shmtrain::data {
 namespace {

@@ -53,7 +53,7 @@ PlacementEntry make_entry(int rank, const CoreGroup& cores, const PlacementOptio
   std::sort(entry.cpus.begin(), entry.cpus.end());
   entry.numa_nodes.assign(nodes.begin(), nodes.end());
   const int compute_units = options.use_smt ? static_cast<int>(entry.cpus.size()) : entry.cores;
-  entry.threads = std::max(1, compute_units - options.exchange_cores);
+  entry.threads = options.threads > 0 ? options.threads : std::max(1, compute_units - options.exchange_cores);
   return entry;
 }
 
@@ -68,6 +68,7 @@ PlacementUnit parse_placement_unit(const std::string& text) {
 PlacementPlan make_plan(const Topology& topology, const PlacementOptions& options) {
   if (options.nproc_per_node < 0) fail_input("--nproc_per_node must be >= 0, not {}", options.nproc_per_node);
   if (options.exchange_cores < 0) fail_input("--exchange_cores must be >= 0, not {}", options.exchange_cores);
+  if (options.threads < 0) fail_input("--threads must be >= 1, not {}", options.threads);
 
   PlacementPlan plan;
   plan.bind = topology.is_this_system();

@@ -48,9 +48,9 @@ void locate_model(const TrainOptions& options, fs::path& config, fs::path& weigh
 
 // The run's labels replace config.json's, as run_glue.py sets num_labels, label2id and
 // id2label from the data. run_qa.py keeps the config's (qa_outputs has num_labels = 2 outputs).
-void apply_labels(const data::TaskData& data, BertConfig& config) {
-  const data::LabelSet& labels = data.labels;
-  if (data.question_answering()) {
+void apply_labels(const task::Task& task, BertConfig& config) {
+  const data::LabelSet& labels = task.labels();
+  if (task.target() == data::Target::kSpan) {
     config.problem_type.clear();
   } else if (labels.regression) {
     config.id2label = {"LABEL_0"};
@@ -91,10 +91,6 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   fs::path weights;
   locate_model(options, config_path, weights);
   BertConfig config = io::read_hf_config(config_path);
-  // The head is the task's, whatever class the checkpoint was saved from, as run_glue.py and
-  // run_qa.py load any checkpoint with AutoModelFor...; config.json records it when written.
-  config.head = options.question_answering() ? ModelHead::kQuestionAnswering : ModelHead::kSequenceClassification;
-  config.architectures = {config.architecture()};
   if (options.hidden_dropout_prob) config.hidden_dropout_prob = *options.hidden_dropout_prob;
   if (options.attention_probs_dropout_prob) config.attention_probs_dropout_prob = *options.attention_probs_dropout_prob;
   if (options.seq_length() > config.max_position_embeddings) {
@@ -109,7 +105,7 @@ RunInputs load_run_inputs(const TrainOptions& options) {
                tokenizer.vocab().size(), config_path.string(), config.vocab_size);
   }
 
-  data::DataOptions data_options;
+  task::TaskOptions data_options;
   data_options.task_name = options.task_name;
   data_options.data_dir = options.data_dir;
   data_options.train_file = options.train_file;
@@ -118,14 +114,22 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   data_options.doc_stride = static_cast<std::size_t>(options.doc_stride);
   if (options.max_train_samples) data_options.max_train_samples = static_cast<std::size_t>(*options.max_train_samples);
   if (options.max_eval_samples) data_options.max_eval_samples = static_cast<std::size_t>(*options.max_eval_samples);
-  data::TaskData data = data::load_task_data(data_options, tokenizer, options.do_train, options.do_eval);
+  data_options.n_best_size = options.n_best_size;
+  data_options.max_answer_length = options.max_answer_length;
+  std::shared_ptr<const task::Task> task =
+      task::load_task(data_options, tokenizer, options.do_train, options.do_eval);
 
-  check_token_ranges(data.train, config, config_path);
-  check_token_ranges(data.validation, config, config_path);
-  apply_labels(data, config);
+  // The head is the task's, whatever class the checkpoint was saved from, as run_glue.py and
+  // run_qa.py load any checkpoint with AutoModelFor...; config.json records it when written.
+  config.head = task->target() == data::Target::kSpan ? ModelHead::kQuestionAnswering
+                                                      : ModelHead::kSequenceClassification;
+  config.architectures = {config.architecture()};
+  check_token_ranges(task->train(), config, config_path);
+  check_token_ranges(task->validation(), config, config_path);
+  apply_labels(*task, config);
   config.validate(config_path.string());
   return RunInputs{std::move(config), std::move(weights), std::move(config_path), std::move(tokenizer),
-                   std::move(data)};
+                   std::move(task)};
 }
 
 }  // namespace shmtrain::train

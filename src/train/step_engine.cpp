@@ -20,6 +20,20 @@ double seconds_between(Clock::time_point a, Clock::time_point b) {
 
 }  // namespace
 
+void StepEngine::check_options(const EngineOptions& options) {
+  if (options.bf16_grads && options.shard_optimizer) {
+    throw InputError("--ddp_bf16_grads works with the replicated exchange, not with --shard_optimizer");
+  }
+}
+
+std::size_t StepEngine::shared_arena_bytes(const ParamTable& table, int workers, const EngineOptions& options) {
+  // comm.allocate() rounds each of the (at most two) allocations up to a cache line: a page of
+  // slack for each is more than enough.
+  constexpr std::size_t kAlignmentSlack = 2 * 4096;
+  const auto padded = static_cast<std::size_t>(table.padded_count(workers));
+  return padded * sizeof(float) + (options.bf16_grads ? padded * sizeof(bf16) : 0) + kAlignmentSlack;
+}
+
 StepEngine::StepEngine(const BertConfig& config, const ParamTable& table, comm::Communicator& comm,
                        EngineOptions options)
     : table_(table),
@@ -31,6 +45,7 @@ StepEngine::StepEngine(const BertConfig& config, const ParamTable& table, comm::
       params_(padded_, 0.0f),
       grads_(comm.allocate(padded_)),
       loss_buffer_(1) {
+  check_options(options_);
   if (options_.shard_optimizer) {
     const auto begin = static_cast<std::int64_t>(slice_) * comm.rank();
     grad_slice_.assign(slice_, 0.0f);
@@ -43,9 +58,6 @@ StepEngine::StepEngine(const BertConfig& config, const ParamTable& table, comm::
     params16_.resize(count_);
     model_->set_bf16_weights(params16_);
     refresh_bf16_weights();
-  }
-  if (options_.bf16_grads && options_.shard_optimizer) {
-    throw InputError("--ddp_bf16_grads works with the replicated exchange, not with --shard_optimizer");
   }
   if (options_.bf16_grads && comm.size() > 1) {
     // padded_ is a multiple of 64: padded_ / 2 floats hold padded_ bf16 values.

@@ -20,6 +20,7 @@ struct PlacementOptions {
   PlacementUnit unit = PlacementUnit::package;
   bool use_smt = false;                        // bind to every hardware thread, not one per core
   int exchange_cores = 0;                      // cores per worker kept free of compute threads
+  int threads = 0;  // compute and exchange threads per worker (train's --threads); 0: as below
 };
 
 struct PlacementEntry {
@@ -28,7 +29,9 @@ struct PlacementEntry {
   std::vector<int> numa_nodes;   // OS indices of the NUMA nodes its cpus belong to
   std::vector<int> cpus;         // OS indices of the PUs it is bound to
   int cores = 0;                 // physical cores it holds
-  int threads = 1;               // compute threads: its cores (or PUs with SMT) minus exchange cores
+  int threads = 1;               // its threads, for compute and for the exchange's reductions:
+                                 // PlacementOptions::threads, else its cores (or PUs with SMT)
+                                 // minus exchange cores
 };
 
 struct PlacementPlan {

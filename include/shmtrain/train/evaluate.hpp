@@ -1,22 +1,17 @@
 #pragma once
-// Evaluation over the validation set: every worker runs the forward of its share (rows r,
-// r + P, ...), the logits are gathered, and every worker computes the same metrics over the
-// whole set in its order. The loss is recomputed from the logits in double, per example, and
-// averaged over examples as Hugging Face's eval_loss.
+// Evaluation over the task's validation rows, for any task: every worker runs the forward of
+// its share (rows r, r + P, ...), the model's outputs are gathered, and every worker hands the
+// whole set, in dataset order, to the task's score (task/task.hpp), so all agree on the result.
 #include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
+#include <filesystem>
 
 #include "shmtrain/comm/communicator.hpp"
-#include "shmtrain/data/dataset.hpp"
 #include "shmtrain/model/encoder_model.hpp"
+#include "shmtrain/task/task.hpp"
 
 namespace shmtrain::train {
 
 struct EvalSettings {
-  std::string task_name;
-  const data::LabelSet* labels = nullptr;
   std::int64_t batch_size = 8;
   std::int64_t max_seq_length = 128;
   bool pad_to_max_length = true;
@@ -24,13 +19,14 @@ struct EvalSettings {
 };
 
 struct EvalResult {
-  double loss = 0;
-  std::vector<std::pair<std::string, double>> metrics;  // run_glue's names, without "eval_"
+  task::Metrics metrics;  // the task's, without "eval_"
   std::int64_t samples = 0;
   double seconds = 0;
 };
 
-EvalResult evaluate(EncoderModel& model, const data::Dataset& dataset, const EvalSettings& settings,
-                    comm::Communicator& comm);
+// REQUIRES: task.validation() loaded; the model has the head of task.target().
+// prediction_dir: where the task writes its prediction files (empty: none, on ranks other than 0).
+EvalResult evaluate(EncoderModel& model, const task::Task& task, const EvalSettings& settings,
+                    comm::Communicator& comm, const std::filesystem::path& prediction_dir);
 
 }  // namespace shmtrain::train

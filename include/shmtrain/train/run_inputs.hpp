@@ -2,8 +2,9 @@
 // Everything a run reads before it trains: the model's config.json (with the run's labels and
 // dropout overrides applied), where its weights come from, the tokenizer, and the data.
 #include <filesystem>
+#include <memory>
 
-#include "shmtrain/data/task_data.hpp"
+#include "shmtrain/task/task.hpp"
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/text/bert_tokenizer.hpp"
 #include "shmtrain/train/train_options.hpp"
@@ -15,7 +16,7 @@ struct RunInputs {
   std::filesystem::path weights;  // model.safetensors to load; empty: random initialisation
   std::filesystem::path config_source;
   text::BertTokenizer tokenizer;
-  data::TaskData data;
+  std::shared_ptr<const task::Task> task;  // the data and what it means; shared by forked workers
 };
 
 // Throws InputError naming the file, flag or key: a missing model folder or file, a model

@@ -69,6 +69,13 @@ class StepEngine {
   StepEngine(const StepEngine&) = delete;
   StepEngine& operator=(const StepEngine&) = delete;
 
+  // Throws InputError for options that do not go together (bf16_grads with shard_optimizer).
+  // The constructor checks too; a launcher calls it before it starts any worker.
+  static void check_options(const EngineOptions& options);
+  // The bytes `workers` engines allocate from their communicator (the launcher's shared arena
+  // must hold them): the gradient arena and, with bf16_grads, its bf16 copy, plus alignment.
+  static std::size_t shared_arena_bytes(const ParamTable& table, int workers, const EngineOptions& options);
+
   // table.count() floats: initialise or load here, then call sync_parameters().
   std::span<float> params() { return std::span(params_).first(count_); }
   // Collective: every worker takes rank 0's parameters, so that all start identical (and,

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "shmtrain/optim/schedule.hpp"
+
 namespace shmtrain::train {
 
 // --bf16: false, true (refused on a CPU without AVX512-BF16 or AMX), or auto (bf16 where the
@@ -55,7 +57,7 @@ struct TrainOptions {
   std::int64_t per_device_eval_batch_size = 8;
   std::int64_t gradient_accumulation_steps = 1;
   double learning_rate = 5e-5;
-  std::string lr_scheduler_type = "linear";
+  LrSchedule lr_scheduler_type = LrSchedule::kLinear;
   double warmup_ratio = 0.0;
   std::int64_t warmup_steps = 0;
   double weight_decay = 0.0;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "shmtrain/comm/communicator.hpp"
+#include "shmtrain/train/step_engine.hpp"
 #include "shmtrain/train/run_inputs.hpp"
 #include "shmtrain/train/train_options.hpp"
 
@@ -54,6 +55,12 @@ PreparedRun prepare_run(const TrainOptions& options);
 // prepare_run without touching output_dir: what every rank of an MPI job reads for itself,
 // while rank 0 alone prepares output_dir (prepare_output_dir) and shares the resume decision.
 PreparedRun prepare_inputs(const TrainOptions& options);
+
+// The step engine's options for a run: AdamW's hyper-parameters, sharding, bf16 (resolved).
+EngineOptions engine_options(const TrainOptions& options, bool bf16);
+
+// The bytes each worker allocates from the launcher's shared arena (StepEngine's sizing).
+std::size_t shared_arena_bytes(const TrainOptions& options, const PreparedRun& prepared, int workers);
 
 // --dry_run: the model, data, workers and steps the run would have, and the resolved configuration.
 void print_dry_run(const TrainOptions& options, const std::string& options_toml, const PreparedRun& prepared,

@@ -1,0 +1,21 @@
+#pragma once
+// the text columns of a table -> token ids, in parallel, in file order.
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "shmtrain/data/dataset.hpp"
+#include "shmtrain/text/bert_tokenizer.hpp"
+#include "shmtrain/data/table.hpp"
+
+namespace shmtrain::data {
+
+// examples[i] = tokenizer.encode(record i's column_a, column_b) truncated to max_seq_length
+// (longest_first), not padded; labels are left as they are. examples is resized to the
+// table's rows. InputError "SOURCE:LINE: column 'NAME': ..." for a JSON value that is not a
+// string and for invalid UTF-8 (the first such row in file order).
+void tokenize_rows(const Table& table, std::size_t column_a, std::optional<std::size_t> column_b,
+                   const text::BertTokenizer& tokenizer, std::size_t max_seq_length,
+                   std::vector<Example>& examples);
+
+}  // namespace shmtrain::data

@@ -1,0 +1,41 @@
+#pragma once
+// run_qa.py's task: extractive question answering on SQuAD v1.1 JSON files (squad_file.hpp),
+// --train_file and --validation_file, or --data_dir holding SQuAD's train-v1.1.json and
+// dev-v1.1.json. Each question becomes one row per context window (qa_features.hpp); the
+// model gives every token a start and an end logit, post-processed into answer texts
+// (postprocess.hpp), written to predictions.json (question id -> answer) and scored with
+// SQuAD's exact match and F1 (squad_metric.hpp). No eval loss: run_qa's evaluation features
+// carry no answer positions.
+#include <memory>
+
+#include "shmtrain/task/squad/postprocess.hpp"
+#include "shmtrain/task/squad/qa_features.hpp"
+#include "shmtrain/task/task.hpp"
+
+namespace shmtrain::task {
+
+class SquadTask final : public Task {
+ public:
+  static std::unique_ptr<Task> load(const TaskOptions& options, const text::BertTokenizer& tokenizer,
+                                    bool need_train, bool need_eval);
+
+  data::Target target() const override { return data::Target::kSpan; }
+  std::string row_noun() const override { return "windows"; }
+  std::string describe_labels() const override { return "question answering (answer spans)"; }
+  std::string describe_validation() const override;
+  // A start and an end logit per position.
+  std::int64_t output_width(std::int64_t num_labels, std::int64_t max_seq_length) const override;
+  // What positions past a batch's padded length get, as run_qa's create_and_fill_np_array.
+  float missing_output() const override { return -100.0f; }
+  // exact_match and f1 (percent); writes output_dir/predictions.json.
+  Metrics score(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
+
+  // The validation rows' windows and texts; set when the validation split was loaded.
+  const std::optional<SquadWindows>& validation_windows() const { return windows_; }
+
+ private:
+  std::optional<SquadWindows> windows_;
+  QaPostprocessOptions postprocess_;
+};
+
+}  // namespace shmtrain::task

@@ -1,0 +1,101 @@
+#pragma once
+// A task of Hugging Face's example scripts: which files it reads and how they become the rows
+// the model trains on, which head the model needs (the rows' data::Target), and how the
+// model's outputs over the validation rows become metrics and prediction files. The trainer
+// runs any task through this interface without knowing which one it is.
+//
+// Tasks (one folder each):
+//   task/glue/   run_glue.py: GLUE's TSV folders (--task_name mrpc|sst2|qqp|qnli|rte|cola|stsb|mnli,
+//                --data_dir) or the user's own files (--train_file, --validation_file: .csv,
+//                .tsv, .json/.jsonl, text or pre-tokenized), sequence classification or regression;
+//   task/squad/  run_qa.py: SQuAD v1.1 JSON (--task_name squad), one row per context window.
+//
+// Every problem with the files is an InputError "FILE:LINE: problem" (LINE 1-based, the
+// physical line; for a CSV record spanning lines, the line where it starts), "FILE: JSON.PATH:
+// problem" for SQuAD files, or "FILE: problem".
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "shmtrain/data/dataset.hpp"
+#include "shmtrain/text/bert_tokenizer.hpp"
+
+namespace shmtrain::task {
+
+struct TaskOptions {
+  std::string task_name;             // "" (custom files), a GLUE task, or squad
+  std::filesystem::path data_dir;    // with task_name: the task's folder of files
+  std::filesystem::path train_file;  // the user's own files (run_glue's --train_file/--validation_file)
+  std::filesystem::path validation_file;
+  std::size_t max_seq_length = 128;
+  std::optional<std::size_t> max_train_samples;  // keep the first N rows (the scripts' options)
+  std::optional<std::size_t> max_eval_samples;
+  std::size_t doc_stride = 128;  // squad: overlap of a context's windows, in tokens (run_qa's)
+  std::int64_t n_best_size = 20;       // squad post-processing (run_qa's)
+  std::int64_t max_answer_length = 30;
+};
+
+// Named results of an evaluation, in the order the script reports them, without "eval_".
+using Metrics = std::vector<std::pair<std::string, double>>;
+
+// The model's outputs over the validation rows, gathered from every worker: row i (dataset
+// order) is values[i * width, (i + 1) * width).
+struct ModelOutputs {
+  std::span<const float> values;
+  std::int64_t width = 0;
+};
+
+class Task {
+ public:
+  virtual ~Task() = default;
+
+  // The lower-cased task name ("mrpc", "squad"), "" for custom files.
+  const std::string& name() const { return name_; }
+  // The classes (config.json's id2label) or a regression; empty for span tasks.
+  const data::LabelSet& labels() const { return labels_; }
+  // Loaded when asked for (need_train / need_eval of load_task).
+  const std::optional<data::Dataset>& train() const { return train_; }
+  const std::optional<data::Dataset>& validation() const { return validation_; }
+
+  // What the rows teach: it selects the model's head.
+  virtual data::Target target() const = 0;
+  // "examples", or "windows" where one input becomes several rows.
+  virtual std::string row_noun() const { return "examples"; }
+  // The data line of the run's plan: "mrpc | train 3668 examples | eval 408 examples | 2 labels (...)".
+  std::string describe() const;
+  // Its last part: "2 labels (not_equivalent, equivalent)", "regression", ...
+  virtual std::string describe_labels() const;
+  // What follows the validation row count there (squad: " of 10570 questions").
+  virtual std::string describe_validation() const { return {}; }
+  // Floats per validation row the model puts out: num_labels for a sequence head; a value per
+  // token and output for a token head (max_seq_length positions: shorter rows are filled with
+  // missing_output()).
+  virtual std::int64_t output_width(std::int64_t num_labels, std::int64_t max_seq_length) const;
+  virtual float missing_output() const { return 0.0f; }
+  // The metrics of the validation outputs; writes the task's prediction files into
+  // output_dir when it is not empty (rank 0 only, so the others pass none).
+  virtual Metrics score(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const = 0;
+
+ protected:
+  std::string name_;
+  data::LabelSet labels_;
+  std::optional<data::Dataset> train_;
+  std::optional<data::Dataset> validation_;
+};
+
+// Reads and tokenizes (truncation longest_first to max_seq_length, no padding) the task's
+// files: task_name + data_dir, or train_file (+ validation_file when need_eval). Tokenizes in
+// parallel (oneTBB); the rows keep the file order.
+std::unique_ptr<Task> load_task(const TaskOptions& options, const text::BertTokenizer& tokenizer, bool need_train,
+                                bool need_eval);
+
+// The GLUE task names load_task knows (task/glue/).
+const std::vector<std::string>& glue_task_names();
+
+}  // namespace shmtrain::task

@@ -1,0 +1,24 @@
+#pragma once
+// How the training rows divide into micro-batches and optimizer steps, as Hugging Face's
+// Trainer counts them: each worker takes DistributedSampler's padded share of the rows, an
+// epoch is ceil(share / batch) micro-batches and ceil(micro-batches / accumulation) steps, and
+// max_steps (when > 0) or num_train_epochs decides the total.
+#include <cstdint>
+
+#include "shmtrain/train/train_options.hpp"
+
+namespace shmtrain::train {
+
+struct StepPlan {
+  std::int64_t rows_per_worker = 0;  // DistributedSampler's padded share
+  std::int64_t batches_per_epoch = 0;
+  std::int64_t steps_per_epoch = 0;
+  std::int64_t total_steps = 0;
+  std::int64_t warmup_steps = 0;  // warmup_steps, else ceil(warmup_ratio * total_steps)
+  std::int64_t global_batch = 0;  // per-device batch x workers x accumulation
+};
+
+// REQUIRES: rows >= 1 and world >= 1.
+StepPlan plan_steps(const TrainOptions& options, std::int64_t rows, int world);
+
+}  // namespace shmtrain::train

@@ -1,0 +1,62 @@
+#include "shmtrain/task/glue/classification_task.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "shmtrain/task/glue/metrics.hpp"
+
+namespace shmtrain::task {
+namespace {
+
+// -log softmax(logits)[label], in double.
+double cross_entropy(std::span<const float> logits, std::int32_t label) {
+  double max = logits[0];
+  for (const float x : logits) max = std::max<double>(max, x);
+  double sum = 0;
+  for (const float x : logits) sum += std::exp(static_cast<double>(x) - max);
+  return std::log(sum) + max - static_cast<double>(logits[static_cast<std::size_t>(label)]);
+}
+
+}  // namespace
+
+ClassificationTask::ClassificationTask(std::string name, data::LabelSet labels, std::optional<data::Dataset> train,
+                                       std::optional<data::Dataset> validation) {
+  name_ = std::move(name);
+  labels_ = std::move(labels);
+  train_ = std::move(train);
+  validation_ = std::move(validation);
+}
+
+data::Target ClassificationTask::target() const {
+  return labels_.regression ? data::Target::kRegression : data::Target::kClass;
+}
+
+Metrics ClassificationTask::score(const ModelOutputs& outputs, const std::filesystem::path& /*output_dir*/) const {
+  const std::vector<data::Example>& examples = validation_->examples;
+  const auto width = static_cast<std::size_t>(outputs.width);
+  Predictions predictions;
+  double loss_sum = 0;
+  for (std::size_t row = 0; row < examples.size(); ++row) {
+    const std::span<const float> logits = outputs.values.subspan(row * width, width);
+    const data::Example& example = examples[row];
+    if (labels_.regression) {
+      const double diff = static_cast<double>(logits[0]) - example.target;
+      loss_sum += diff * diff;
+      predictions.scores.push_back(logits[0]);
+      predictions.targets.push_back(example.target);
+    } else {
+      loss_sum += cross_entropy(logits, example.label);
+      predictions.predicted.push_back(
+          static_cast<std::int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin()));
+      predictions.labels.push_back(example.label);
+    }
+  }
+  const auto n = static_cast<double>(examples.size());
+  Metrics metrics = {{"loss", examples.empty() ? 0.0 : loss_sum / n}};
+  for (auto& metric : task_metrics(name_, labels_.regression, outputs.width, predictions)) {
+    metrics.push_back(std::move(metric));
+  }
+  return metrics;
+}
+
+}  // namespace shmtrain::task

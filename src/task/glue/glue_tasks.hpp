@@ -1,0 +1,37 @@
+#pragma once
+// Internal to data: the GLUE tasks as GLUE's download script distributes them, with the
+// label names and order of Hugging Face `datasets` glue features (task_data.hpp lists them).
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shmtrain/data/dataset.hpp"
+#include "shmtrain/text/bert_tokenizer.hpp"
+
+namespace shmtrain::task {
+
+struct GlueTask {
+  std::string name;                  // "mrpc"
+  std::string title;                 // "MRPC", for messages
+  std::string dev_file;              // "dev.tsv"; mnli: "dev_matched.tsv"
+  std::vector<std::string> columns;  // a header-less file's columns (CoLA); empty: the file has a header
+  std::string text_a;
+  std::string text_b;  // "" for single-sentence tasks
+  std::string label_column;
+  std::vector<std::string> label_values;  // as written in the file, in id order; empty: regression
+  std::vector<std::string> label_names;   // id -> name
+
+  data::LabelSet label_set() const;
+};
+
+const std::vector<GlueTask>& glue_tasks();
+const GlueTask* find_glue_task(std::string_view name);
+
+// DIR/train.tsv or DIR/<dev_file>, its first max_samples rows, tokenized and labelled.
+data::Dataset load_glue_split(const GlueTask& task, const std::filesystem::path& file,
+                        const text::BertTokenizer& tokenizer, std::size_t max_seq_length,
+                        std::optional<std::size_t> max_samples);
+
+}  // namespace shmtrain::task

@@ -1,0 +1,39 @@
+#include "results_files.hpp"
+
+#include "shmtrain/io/atomic_file.hpp"
+
+namespace shmtrain::train {
+namespace {
+
+double per_second(double count, double seconds) { return seconds > 0 ? count / seconds : 0.0; }
+
+}  // namespace
+
+void write_results_files(const std::filesystem::path& dir, const std::optional<TrainResults>& train,
+                         const std::optional<nlohmann::ordered_json>& eval) {
+  nlohmann::ordered_json all = nlohmann::ordered_json::object();
+  if (train) {
+    nlohmann::ordered_json results;
+    results["epoch"] = train->epoch;
+    results["train_loss"] = train->train_loss;
+    results["train_runtime"] = train->seconds;
+    results["train_samples"] = train->train_rows;
+    results["train_samples_per_second"] = per_second(static_cast<double>(train->samples_seen), train->seconds);
+    results["train_steps_per_second"] = per_second(static_cast<double>(train->steps_run), train->seconds);
+    results["total_steps"] = train->total_steps;
+    io::write_file_atomically(dir / "train_results.json", results.dump(2) + "\n");
+    all = results;
+  }
+  if (eval) {
+    nlohmann::ordered_json results;
+    results["epoch"] = (*eval)["epoch"];
+    for (const auto& [key, value] : eval->items()) {
+      if (key.rfind("eval_", 0) == 0) results[key] = value;
+    }
+    io::write_file_atomically(dir / "eval_results.json", results.dump(2) + "\n");
+    for (const auto& [key, value] : results.items()) all[key] = value;
+  }
+  io::write_file_atomically(dir / "all_results.json", all.dump(2) + "\n");
+}
+
+}  // namespace shmtrain::train

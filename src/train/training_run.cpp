@@ -1,0 +1,286 @@
+#include "training_run.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "results_files.hpp"
+#include "run_report.hpp"
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/data/collate.hpp"
+#include "shmtrain/data/sampler.hpp"
+#include "shmtrain/io/atomic_file.hpp"
+#include "shmtrain/io/model_weights.hpp"
+#include "shmtrain/model/init.hpp"
+#include "shmtrain/optim/schedule.hpp"
+#include "shmtrain/tensor/threads.hpp"
+#include "shmtrain/train/checkpoint.hpp"
+#include "shmtrain/train/evaluate.hpp"
+#include "shmtrain/train/output_dir.hpp"
+
+namespace shmtrain::train {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+TrainingRun::TrainingRun(const TrainOptions& options, const std::string& options_toml, const PreparedRun& prepared,
+                         comm::Communicator& comm, std::FILE* out)
+    : options_(options),
+      options_toml_(options_toml),
+      inputs_(prepared.inputs),
+      resume_(prepared.resume),
+      notes_(prepared.notes),
+      bf16_(prepared.bf16),
+      comm_(comm),
+      out_(out),
+      leader_(comm.rank() == 0),
+      table_(ParamTable::for_model(inputs_.config)),
+      engine_(inputs_.config, table_, comm_, engine_options(options, prepared.bf16)) {}
+
+void TrainingRun::print_line(const std::string& line) {
+  if (!leader_) return;
+  if (progress_) {
+    progress_->print(line);
+  } else {
+    fmt::print(out_, "{}\n", line);
+    std::fflush(out_);
+  }
+}
+
+const char* TrainingRun::load_or_init_weights() {
+  const std::span<float> params = engine_.params();
+  if (inputs_.weights.empty()) {
+    init_all_parameters(table_, params, inputs_.config, static_cast<std::uint64_t>(options_.seed));
+    return "random weights";
+  }
+  const io::WeightsLoadReport report = io::load_model_weights(inputs_.weights, table_, params, inputs_.config,
+                                                              static_cast<std::uint64_t>(options_.seed));
+  for (const std::string& name : report.initialized) print_line(fmt::format("newly initialised: {}", name));
+  return "weights from the model folder";
+}
+
+void TrainingRun::start_or_resume(const StepPlan& plan) {
+  if (!resume_.empty()) {
+    AdamWState optimizer;
+    state_ = load_checkpoint(resume_, inputs_.config, table_, engine_.params(), optimizer);
+    engine_.set_optimizer_state(optimizer);
+    if (state_.batches_per_epoch != plan.batches_per_epoch || state_.world_size != comm_.size() ||
+        state_.global_batch_size != plan.global_batch) {
+      fail_input("{}: the checkpoint was made with {} worker(s), a global batch of {} and {} batches per epoch; "
+                 "this run has {}, {} and {}, so its data position does not apply",
+                 resume_.string(), state_.world_size, state_.global_batch_size, state_.batches_per_epoch,
+                 comm_.size(), plan.global_batch, plan.batches_per_epoch);
+    }
+    print_line(fmt::format("resumed from {} at step {}", resume_.string(), state_.global_step));
+  } else {
+    state_.batches_per_epoch = plan.batches_per_epoch;
+    state_.world_size = comm_.size();
+    state_.global_batch_size = plan.global_batch;
+    state_.seed = static_cast<std::uint64_t>(options_.seed);
+  }
+  state_.max_steps = plan.total_steps;
+  state_.num_train_epochs = options_.max_steps > 0
+                                ? std::ceil(static_cast<double>(plan.total_steps) /
+                                            static_cast<double>(std::max<std::int64_t>(plan.steps_per_epoch, 1)))
+                                : options_.num_train_epochs;
+}
+
+std::vector<std::int64_t> TrainingRun::micro_batch_rows(std::int64_t epoch, std::int64_t batch) {
+  if (order_epoch_ != epoch) {
+    order_ = data::epoch_indices(static_cast<std::int64_t>(inputs_.task->train()->examples.size()),
+                                 options_.shuffle, static_cast<std::uint64_t>(options_.seed), epoch, comm_.rank(),
+                                 comm_.size());
+    order_epoch_ = epoch;
+  }
+  const auto size = static_cast<std::size_t>(options_.per_device_train_batch_size);
+  const std::size_t first = static_cast<std::size_t>(batch) * size;
+  const std::size_t last = std::min(order_.size(), first + size);
+  return std::vector<std::int64_t>(order_.begin() + static_cast<std::ptrdiff_t>(first),
+                                   order_.begin() + static_cast<std::ptrdiff_t>(last));
+}
+
+// The step's micro-batches through the engine: forward, backward, exchange and update.
+StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
+  const data::Dataset& train = *inputs_.task->train();
+  const std::int64_t micro_batches =
+      std::min(options_.gradient_accumulation_steps, plan.batches_per_epoch - state_.batches_done);
+  std::vector<Batch> batches;
+  std::vector<StepContext> contexts;
+  for (std::int64_t i = 0; i < micro_batches; ++i) {
+    const std::vector<std::int64_t> rows = micro_batch_rows(state_.epoch_index, state_.batches_done + i);
+    batches.push_back(data::collate(train, rows, static_cast<std::size_t>(options_.seq_length()),
+                                    options_.pad_to_max_length, inputs_.tokenizer.pad_id(), inputs_.task->target()));
+    batches.back().validate(inputs_.config, train.source);
+    // Dropout masks are a function of the micro-step, so a resumed run draws the same ones.
+    contexts.push_back(StepContext{
+        .train = true,
+        .seed = static_cast<std::uint64_t>(options_.seed),
+        .rank = static_cast<std::uint64_t>(comm_.rank()),
+        .step = static_cast<std::uint64_t>(state_.global_step * options_.gradient_accumulation_steps + i)});
+    const std::int64_t samples = static_cast<std::int64_t>(rows.size()) * comm_.size();
+    samples_ += samples;
+    window_samples_ += samples;
+  }
+  state_.batches_done += micro_batches;
+  if (state_.batches_done >= plan.batches_per_epoch) {
+    ++state_.epoch_index;
+    state_.batches_done = 0;
+  }
+  return engine_.step(batches, contexts, lr, options_.max_grad_norm);
+}
+
+void TrainingRun::log_step(const StepPlan& plan, double loss, double grad_norm, double lr) {
+  state_.window_loss_sum += loss;
+  ++state_.window_steps;
+  const bool last = state_.global_step == plan.total_steps;
+  if (state_.global_step % options_.logging_steps != 0 && !last) return;
+  const double seconds = seconds_since(window_start_);
+  nlohmann::ordered_json record;
+  record["step"] = state_.global_step;
+  record["epoch"] = state_.epoch();
+  record["loss"] = state_.window_loss_sum / static_cast<double>(state_.window_steps);
+  record["learning_rate"] = lr;
+  record["grad_norm"] = grad_norm;
+  record["samples_per_second"] = seconds > 0 ? static_cast<double>(window_samples_) / seconds : 0.0;
+  state_.window_loss_sum = 0;
+  state_.window_steps = 0;
+  window_samples_ = 0;
+  window_start_ = Clock::now();
+  if (!leader_) return;
+  state_.log_history.push_back(record);
+  metrics_->append(record);
+  print_line(format_record(record, plan.total_steps));
+}
+
+nlohmann::ordered_json TrainingRun::run_evaluation(std::int64_t step, double epoch) {
+  const EvalSettings settings{.batch_size = options_.per_device_eval_batch_size,
+                              .max_seq_length = options_.seq_length(),
+                              .pad_to_max_length = options_.pad_to_max_length,
+                              .pad_id = inputs_.tokenizer.pad_id()};
+  const EvalResult result = evaluate(engine_.model(), *inputs_.task, settings, comm_,
+                                     leader_ ? options_.output_dir : std::filesystem::path());
+  nlohmann::ordered_json record;
+  record["step"] = step;
+  record["epoch"] = epoch;
+  for (const auto& [name, value] : result.metrics) record["eval_" + name] = value;
+  record["eval_runtime"] = result.seconds;
+  record["eval_samples"] = result.samples;
+  record["eval_samples_per_second"] = result.seconds > 0 ? static_cast<double>(result.samples) / result.seconds : 0.0;
+  return record;
+}
+
+void TrainingRun::record_evaluation(const nlohmann::ordered_json& record, std::int64_t total_steps) {
+  if (!leader_) return;
+  state_.log_history.push_back(record);
+  metrics_->append(record);
+  print_line(format_record(record, total_steps));
+}
+
+void TrainingRun::save() {
+  const AdamWState optimizer = engine_.optimizer_state();  // collective when sharded
+  if (!leader_) return;
+  const std::filesystem::path path =
+      save_checkpoint(options_.output_dir, CheckpointView{inputs_.config, table_, engine_.params(), optimizer, state_,
+                                                          inputs_.tokenizer.spec(), options_toml_});
+  if (options_.save_total_limit) rotate_checkpoints(options_.output_dir, *options_.save_total_limit);
+  print_line(fmt::format("saved {}", path.string()));
+}
+
+void TrainingRun::train(const StepPlan& plan, TrainSummary& summary) {
+  start_or_resume(plan);
+  if (leader_) {
+    metrics_.emplace(options_.output_dir / "metrics.jsonl", resume_.empty() ? -1 : state_.global_step);
+    progress_.emplace(out_, !options_.disable_tqdm && ::isatty(::fileno(out_)) == 1, plan.total_steps,
+                      state_.global_step);
+  }
+  const auto start = Clock::now();
+  window_start_ = start;
+  // Every worker starts from rank 0's weights (loaded or initialised identically anyway).
+  engine_.sync_parameters();
+  while (state_.global_step < plan.total_steps) {
+    const double lr = options_.learning_rate * lr_multiplier(options_.lr_scheduler_type, state_.global_step,
+                                                             plan.total_steps, plan.warmup_steps);
+    const StepResult step = train_step(plan, static_cast<float>(lr));
+    ++state_.global_step;
+    ++steps_run_;
+    loss_sum_ += step.loss;
+    if (progress_) {
+      const double seconds = seconds_since(start);
+      progress_->step(state_.global_step, step.loss, seconds > 0 ? static_cast<double>(samples_) / seconds : 0.0);
+    }
+    log_step(plan, step.loss, step.grad_norm, lr);
+    const bool last = state_.global_step == plan.total_steps;
+    if (options_.do_eval && options_.eval_steps > 0 && state_.global_step % options_.eval_steps == 0 && !last) {
+      record_evaluation(run_evaluation(state_.global_step, state_.epoch()), plan.total_steps);
+    }
+    if (options_.save_steps > 0 && state_.global_step % options_.save_steps == 0) save();
+  }
+  if (progress_) progress_->finish();
+  summary.steps = state_.global_step;
+  summary.train_seconds = seconds_since(start);
+  summary.train_samples = samples_;
+  summary.train_loss = steps_run_ > 0 ? loss_sum_ / static_cast<double>(steps_run_) : 0.0;
+}
+
+void TrainingRun::write_final_files(const StepPlan& plan, const TrainSummary& summary,
+                                    const std::optional<nlohmann::ordered_json>& eval) {
+  const std::filesystem::path& dir = options_.output_dir;
+  std::optional<TrainResults> train;
+  if (options_.do_train) {
+    write_model_folder(dir, inputs_.config, table_, engine_.params(), inputs_.tokenizer.spec(), options_toml_);
+    io::write_file_atomically(dir / "trainer_state.json", state_.to_json().dump(2) + "\n");
+    train = TrainResults{.epoch = state_.epoch(),
+                         .train_loss = summary.train_loss,
+                         .seconds = summary.train_seconds,
+                         .train_rows = static_cast<std::int64_t>(inputs_.task->train()->examples.size()),
+                         .samples_seen = summary.train_samples,
+                         .steps_run = steps_run_,
+                         .total_steps = plan.total_steps};
+  }
+  write_results_files(dir, train, eval);
+}
+
+TrainSummary TrainingRun::execute() {
+  const StepPlan plan = options_.do_train ? plan_steps(options_, static_cast<std::int64_t>(
+                                                                     inputs_.task->train()->examples.size()),
+                                                       comm_.size())
+                                          : StepPlan{};
+  for (const std::string& note : notes_) print_line(note);
+  const char* origin = load_or_init_weights();
+  if (leader_) {
+    print_plan(options_, inputs_, plan, table_,
+               PlanFacts{.workers = comm_.size(), .threads = compute_threads(), .bf16 = bf16_, .weights_origin = origin},
+               out_);
+  }
+
+  TrainSummary summary;
+  if (options_.do_train) train(plan, summary);
+  std::optional<nlohmann::ordered_json> last_eval;
+  if (options_.do_eval) {
+    nlohmann::ordered_json record = run_evaluation(state_.global_step, state_.epoch());
+    if (options_.do_train) {
+      record_evaluation(record, state_.max_steps);
+    } else {
+      print_line(format_record(record, state_.max_steps));
+    }
+    for (const auto& [key, value] : record.items()) {
+      if (key.rfind("eval_", 0) == 0 && value.is_number()) summary.eval_metrics.emplace_back(key, value.get<double>());
+    }
+    last_eval = std::move(record);
+  }
+  if (leader_) {
+    write_final_files(plan, summary, last_eval);
+    print_line(fmt::format("model, metrics and results written to {}", options_.output_dir.string()));
+  }
+  comm_.barrier();
+  return summary;
+}
+
+}  // namespace shmtrain::train

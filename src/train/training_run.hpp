@@ -1,0 +1,74 @@
+#pragma once
+// Internal to train: one worker's run from its first step to its result files (trainer.hpp
+// states the loop and its semantics).
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "shmtrain/io/metrics_log.hpp"
+#include "shmtrain/train/progress.hpp"
+#include "shmtrain/train/step_engine.hpp"
+#include "shmtrain/train/step_plan.hpp"
+#include "shmtrain/train/trainer.hpp"
+#include "shmtrain/train/trainer_state.hpp"
+
+namespace shmtrain::train {
+
+class TrainingRun {
+ public:
+  TrainingRun(const TrainOptions& options, const std::string& options_toml, const PreparedRun& prepared,
+              comm::Communicator& comm, std::FILE* out);
+
+  TrainSummary execute();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  // Rank 0's console: a line printed above the live progress line when there is one.
+  void print_line(const std::string& line);
+  // Loads the model folder's weights or initialises them; says which.
+  const char* load_or_init_weights();
+  // Resumes from the checkpoint, or starts the trainer state of a fresh run.
+  void start_or_resume(const StepPlan& plan);
+  void train(const StepPlan& plan, TrainSummary& summary);
+  std::vector<std::int64_t> micro_batch_rows(std::int64_t epoch, std::int64_t batch);
+  StepResult train_step(const StepPlan& plan, float lr);
+  void log_step(const StepPlan& plan, double loss, double grad_norm, double lr);
+  nlohmann::ordered_json run_evaluation(std::int64_t step, double epoch);
+  // Appends an evaluation record to the log history and metrics.jsonl, and prints it.
+  void record_evaluation(const nlohmann::ordered_json& record, std::int64_t total_steps);
+  void save();
+  void write_final_files(const StepPlan& plan, const TrainSummary& summary,
+                         const std::optional<nlohmann::ordered_json>& eval);
+
+  const TrainOptions& options_;
+  const std::string& options_toml_;
+  const RunInputs& inputs_;
+  const std::filesystem::path& resume_;
+  const std::vector<std::string>& notes_;
+  bool bf16_;
+  comm::Communicator& comm_;
+  std::FILE* out_;
+  bool leader_;
+
+  ParamTable table_;
+  StepEngine engine_;
+  TrainerState state_;
+  std::optional<io::MetricsLog> metrics_;
+  std::optional<ProgressDisplay> progress_;
+
+  std::int64_t order_epoch_ = -1;
+  std::vector<std::int64_t> order_;  // this worker's rows of epoch order_epoch_
+  Clock::time_point window_start_;
+  std::int64_t window_samples_ = 0;
+  std::int64_t samples_ = 0;
+  double loss_sum_ = 0;
+  std::int64_t steps_run_ = 0;
+};
+
+}  // namespace shmtrain::train
