@@ -68,6 +68,14 @@ std::size_t count_disagreeing(comm::Communicator& communicator, std::span<const 
   return differ;
 }
 
+train::EngineOptions engine_options(const TrainBenchOptions& options) {
+  return train::EngineOptions{.adamw = {},
+                              .shard_optimizer = options.shard_optimizer,
+                              .overlap_exchange = options.overlap_exchange,
+                              .bf16 = options.bf16,
+                              .bf16_grads = options.bf16_grads};
+}
+
 }  // namespace
 
 TrainBenchResult run_train_bench(comm::Communicator& communicator, const BertConfig& config,
@@ -76,12 +84,7 @@ TrainBenchResult run_train_bench(comm::Communicator& communicator, const BertCon
   const int rank = communicator.rank();
   if (batch % P != 0) fail_input("a batch of {} does not split over {} workers", batch, P);
   const ParamTable table = ParamTable::for_sequence_classification(config);
-  train::StepEngine engine(config, table, communicator,
-                           train::EngineOptions{.adamw = {},
-                                                .shard_optimizer = options.shard_optimizer,
-                                                .overlap_exchange = options.overlap_exchange,
-                                                .bf16 = options.bf16,
-                                                .bf16_grads = options.bf16_grads});
+  train::StepEngine engine(config, table, communicator, engine_options(options));
   init_all_parameters(table, engine.params(), config, kSeed);
   engine.sync_parameters();
 
@@ -155,9 +158,7 @@ TrainBenchResult measure_configuration(const topo::Topology& topology,
   const int P = static_cast<int>(configuration.plan.workers.size());
   const ParamTable table = ParamTable::for_sequence_classification(config);
   launch::LaunchOptions launch_options;
-  // The gradients, and with bf16 gradients their bf16 copy (2 bytes a value), as `train` sizes it.
-  const auto padded = static_cast<std::size_t>(table.padded_count(P));
-  launch_options.arena_bytes = padded * sizeof(float) + (options.bf16_grads ? padded * 2 : 0) + 2 * 4096;
+  launch_options.arena_bytes = train::StepEngine::shared_arena_bytes(table, P, engine_options(options));
   launch_options.other_ranks_stdout = false;
   launch::launch_workers(topology, configuration.plan, launch_options, [&](launch::WorkerContext& context) {
     const TrainBenchResult result =
