@@ -1,18 +1,10 @@
 #include "shmtrain/data/json_lines.hpp"
 
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/io/json_error.hpp"
 
 namespace shmtrain::data {
 namespace {
-
-// nlohmann's message without its "[json.exception.parse_error.101] " tag.
-std::string_view json_error_text(std::string_view what) {
-  if (what.starts_with("[json.exception.")) {
-    const std::size_t end = what.find("] ");
-    if (end != std::string_view::npos) what.remove_prefix(end + 2);
-  }
-  return what;
-}
 
 bool is_blank(std::string_view line) { return line.find_first_not_of(" \t\r") == std::string_view::npos; }
 
@@ -36,7 +28,7 @@ JsonLines read_json_lines(const std::filesystem::path& path, std::string_view wh
     try {
       row.object = nlohmann::ordered_json::parse(content);
     } catch (const nlohmann::json::exception& e) {
-      fail_input("{}:{}: not valid JSON: {}", out.source, line, json_error_text(e.what()));
+      fail_input("{}:{}: not valid JSON: {}", out.source, line, io::json_error_text(e.what()));
     }
     if (!row.object.is_object()) {
       fail_input("{}:{}: expected one JSON object per line (JSON Lines), found {}", out.source, line,

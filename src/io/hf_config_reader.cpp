@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "json_message.hpp"
+#include "shmtrain/io/json_error.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/mapped_file.hpp"
 

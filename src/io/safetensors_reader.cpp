@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "json_message.hpp"
+#include "shmtrain/io/json_error.hpp"
 #include "shmtrain/common/error.hpp"
 
 namespace shmtrain::io {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/io/json_error.hpp"
 #include "shmtrain/task/squad/squad_file.hpp"
 #include "shmtrain/text/utf8.hpp"
 #include "shmtrain/data/table.hpp"
@@ -11,14 +12,6 @@ namespace shmtrain::task {
 namespace {
 
 using Json = nlohmann::json;
-
-std::string_view json_error_text(std::string_view what) {
-  if (what.starts_with("[json.exception.")) {
-    const std::size_t end = what.find("] ");
-    if (end != std::string_view::npos) what.remove_prefix(end + 2);
-  }
-  return what;
-}
 
 // Walks the document; every message names the file and the JSON path of the value.
 class Reader {
@@ -186,7 +179,7 @@ SquadFile parse_squad(std::string_view json_text, const std::string& source, boo
   try {
     root = Json::parse(json_text.begin(), json_text.end());
   } catch (const Json::exception& e) {
-    fail_input("{}: not valid JSON: {}", source, json_error_text(e.what()));
+    fail_input("{}: not valid JSON: {}", source, io::json_error_text(e.what()));
   }
   SquadFile out;
   out.source = source;

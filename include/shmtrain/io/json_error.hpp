@@ -1,5 +1,5 @@
 #pragma once
-// Internal to io: nlohmann's exception text without its "[json.exception.parse_error.101] "
+// nlohmann's exception text without its "[json.exception.parse_error.101] "
 // tag, which means nothing to a user reading why their file was refused.
 #include <string>
 #include <string_view>
