@@ -21,7 +21,6 @@
 #include "shmtrain/cli/multi_node_flags.hpp"
 #include "shmtrain/cli/placement_flags.hpp"
 #include "shmtrain/cli/train_option_table.hpp"
-#include "shmtrain/comm/local_communicator.hpp"
 #include "shmtrain/launch/launcher.hpp"
 #include "shmtrain/launch/mpi_job.hpp"
 #include "shmtrain/tensor/threads.hpp"
@@ -130,19 +129,16 @@ int run_train(const TrainCommand& command) {
     train::print_dry_run(options, options_toml, prepared, workers, threads, stdout);
     return 0;
   }
-  if (workers == 1) {
-    comm::LocalCommunicator communicator;
-    train::run_training(options, options_toml, prepared, communicator, stdout);
+  const launch::WorkerFunction worker = [&](launch::WorkerContext& context) {
+    train::run_training(options, options_toml, prepared, context.communicator, stdout);
     return 0;
-  }
+  };
+  if (workers == 1) return launch::run_in_this_process(plan, worker);
   stop_compute_threads();
   launch::LaunchOptions launch_options;
   launch_options.arena_bytes = train::shared_arena_bytes(options, prepared, workers);
   launch_options.other_ranks_stdout = false;
-  launch::launch_workers(placement.topology, plan, launch_options, [&](launch::WorkerContext& context) {
-    train::run_training(options, options_toml, prepared, context.communicator, stdout);
-    return 0;
-  });
+  launch::launch_workers(placement.topology, plan, launch_options, worker);
   return 0;
 }
 

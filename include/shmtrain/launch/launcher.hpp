@@ -84,6 +84,11 @@ class Interrupted : public Error {
 void launch_workers(const topo::Topology& topology, const topo::PlacementPlan& plan, const LaunchOptions& options,
                     const WorkerFunction& worker);
 
+// The plan's one worker in this process, unbound, on a LocalCommunicator (nothing to exchange);
+// returns the worker's exit code. Exceptions propagate to the caller.
+// REQUIRES: plan.workers.size() == 1.
+int run_in_this_process(const topo::PlacementPlan& plan, const WorkerFunction& worker);
+
 // "exited with status 3", "killed by signal 9 (Killed)".
 std::string describe_wait_status(int status);
 
