@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   shmtrain::EncoderModel model(config, table, params, grads);
   shmtrain::AdamW adamw(table, {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
 
-  const shmtrain::Batch b = shmtrain::bench::synthetic_batch(config, batch, seq, 7);
+  const shmtrain::data::Batch b = shmtrain::bench::synthetic_batch(config, batch, seq, 7);
 
   fmt::print("# bench_bert_step: preset {}, batch {}, seq {}, {} compute threads, {}\n", preset, batch, seq, threads,
              shmtrain::blas_startup_line());

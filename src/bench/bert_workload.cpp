@@ -37,8 +37,8 @@ double step_flops(const BertConfig& config, std::int64_t batch, std::int64_t seq
   return 3.0 * (linear + attention) * static_cast<double>(config.num_hidden_layers);
 }
 
-Batch synthetic_batch(const BertConfig& config, std::int64_t batch, std::int64_t seq, std::uint64_t seed) {
-  Batch out;
+data::Batch synthetic_batch(const BertConfig& config, std::int64_t batch, std::int64_t seq, std::uint64_t seed) {
+  data::Batch out;
   out.batch = batch;
   out.seq = seq;
   std::mt19937_64 rng(seed);

@@ -1,5 +1,6 @@
 // The worker side of `shmtrain bench train` (the training step, timed and verified) and one
 // configuration's job. Configurations and the report: train_bench_plan.cpp, cli/cmd_bench.cpp.
+#include "shmtrain/model/batch_validation.hpp"
 #include "shmtrain/bench/train_bench.hpp"
 
 #include <sys/mman.h>
@@ -35,8 +36,8 @@ double median(std::vector<float> values) {
 }
 
 // Rows [first, first + count) of `global`.
-Batch rows_of(const Batch& global, std::int64_t first, std::int64_t count) {
-  Batch out;
+data::Batch rows_of(const data::Batch& global, std::int64_t first, std::int64_t count) {
+  data::Batch out;
   out.batch = count;
   out.seq = global.seq;
   const auto token = [&](const std::vector<std::int32_t>& v) {
@@ -89,8 +90,8 @@ TrainBenchResult run_train_bench(comm::Communicator& communicator, const BertCon
   engine.sync_parameters();
 
   const std::int64_t share = batch / P;
-  const Batch mine = rows_of(synthetic_batch(config, batch, options.seq, kSeed), rank * share, share);
-  mine.validate(config, "the synthetic batch");
+  const data::Batch mine = rows_of(synthetic_batch(config, batch, options.seq, kSeed), rank * share, share);
+  validate_batch(mine, config, "the synthetic batch");
 
   std::vector<float> step_s, forward, backward, exchange, optimizer, losses;
   bool sane = true;

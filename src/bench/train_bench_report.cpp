@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "shmtrain/model/batch_validation.hpp"
 #include "shmtrain/bench/bert_workload.hpp"
 #include "shmtrain/bench/train_bench.hpp"
 #include "shmtrain/model/param_table.hpp"
@@ -124,7 +125,7 @@ bool report_train_bench(const topo::Topology& topology, const TrainBenchPlan& be
                         const std::string& preset, const TrainBenchOptions& options, bool json,
                         std::FILE* out) {
   const BertConfig config = bench_preset(preset);
-  synthetic_batch(config, 1, options.seq, 0).validate(config, fmt::format("--seq {}", options.seq));
+  validate_batch(synthetic_batch(config, 1, options.seq, 0), config, fmt::format("--seq {}", options.seq));
   if (!json) print_header(config, preset, options, out);
   std::map<std::string, TrainBenchResult> rows;
   bool verified = true;

@@ -150,7 +150,7 @@ void Backbone::resize(std::int64_t batch, std::int64_t seq) {
   scratch_.resize(dims(), uses_bf16_);
 }
 
-const float* Backbone::forward(const Batch& batch, const StepContext& context) {
+const float* Backbone::forward(const data::Batch& batch, const StepContext& context) {
   batch_ = &batch;
   context_ = context;
   resize(batch.batch, batch.seq);
@@ -190,7 +190,7 @@ const float* Backbone::forward(const Batch& batch, const StepContext& context) {
 }
 
 void Backbone::backward(const GradientsFinal& done) {
-  const Batch& batch = *batch_;
+  const data::Batch& batch = *batch_;
   const std::int64_t b_size = batch_size_;
   const std::int64_t t = seq_;
   const std::int64_t n = b_size * t;

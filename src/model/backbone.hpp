@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "shmtrain/model/batch.hpp"
+#include "shmtrain/data/batch.hpp"
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/model/encoder_layer.hpp"
 #include "shmtrain/model/param_table.hpp"
@@ -30,7 +30,7 @@ class Backbone {
 
   // Returns the last layer's hidden states (B*T, H), valid until the next forward.
   // REQUIRES: batch.validate(config) passed.
-  const float* forward(const Batch& batch, const StepContext& context);
+  const float* forward(const data::Batch& batch, const StepContext& context);
 
   // --bf16: the encoder layers' linears and attention products read their weights from
   // `weights16`, a bf16 copy of the parameter arena (same layout); the embeddings stay in
@@ -65,7 +65,7 @@ class Backbone {
   bool uses_bf16_ = false;
 
   // The last forward's inputs and activations.
-  const Batch* batch_ = nullptr;
+  const data::Batch* batch_ = nullptr;
   StepContext context_;
   std::int64_t batch_size_ = 0;
   std::int64_t seq_ = 0;

@@ -43,7 +43,7 @@ float ClassificationHead::dropout_p() const {
                                                     : config_.hidden_dropout_prob);
 }
 
-float ClassificationHead::forward(const float* hidden, const Batch& batch, const StepContext& context) {
+float ClassificationHead::forward(const float* hidden, const data::Batch& batch, const StepContext& context) {
   batch_ = &batch;
   context_ = context;
   seq_ = batch.seq;
@@ -74,7 +74,7 @@ float ClassificationHead::forward(const float* hidden, const Batch& batch, const
 }
 
 void ClassificationHead::backward(float* dhidden, float loss_scale) {
-  const Batch& batch = *batch_;
+  const data::Batch& batch = *batch_;
   const std::int64_t b_size = batch.batch;
   const std::int64_t h = config_.hidden_size;
   const std::int64_t labels = config_.num_labels();

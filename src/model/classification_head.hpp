@@ -19,7 +19,7 @@ class ClassificationHead final : public TaskHead {
   ClassificationHead(const BertConfig& config, const ParamTable& table, std::span<float> params,
                      std::span<float> grads);
 
-  float forward(const float* hidden, const Batch& batch, const StepContext& context) override;
+  float forward(const float* hidden, const data::Batch& batch, const StepContext& context) override;
   void backward(float* dhidden, float loss_scale) override;
   std::span<const float> logits() const override { return logits_; }
   std::int64_t first_offset() const override { return first_offset_; }
@@ -33,7 +33,7 @@ class ClassificationHead final : public TaskHead {
   float *d_dense_w_, *d_dense_b_, *d_classifier_w_, *d_classifier_b_;
   std::int64_t first_offset_;
 
-  const Batch* batch_ = nullptr;
+  const data::Batch* batch_ = nullptr;
   StepContext context_;
   std::int64_t seq_ = 0;
   std::vector<float> cls_, pooled_pre_, pooled_, pooled_dropped_, dpooled_;  // (B, H)

@@ -18,7 +18,7 @@ EncoderModel::EncoderModel(const BertConfig& config, const ParamTable& table, st
 
 EncoderModel::~EncoderModel() = default;
 
-float EncoderModel::forward(const Batch& batch, const StepContext& context) {
+float EncoderModel::forward(const data::Batch& batch, const StepContext& context) {
   const float* hidden = backbone_->forward(batch, context);
   return head_->forward(hidden, batch, context);
 }

@@ -30,7 +30,7 @@ float QaHead::dropout_p() const {
   return context_.train && config_.is_distilbert() ? static_cast<float>(config_.qa_dropout) : 0.0f;
 }
 
-float QaHead::forward(const float* hidden, const Batch& batch, const StepContext& context) {
+float QaHead::forward(const float* hidden, const data::Batch& batch, const StepContext& context) {
   batch_ = &batch;
   context_ = context;
   const std::int64_t b_size = batch.batch;
@@ -63,7 +63,7 @@ float QaHead::forward(const float* hidden, const Batch& batch, const StepContext
 }
 
 void QaHead::backward(float* dhidden, float loss_scale) {
-  const Batch& batch = *batch_;
+  const data::Batch& batch = *batch_;
   const std::int64_t b_size = batch.batch;
   const std::int64_t t = batch.seq;
   const std::int64_t n = b_size * t;

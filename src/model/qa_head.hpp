@@ -19,7 +19,7 @@ class QaHead final : public TaskHead {
  public:
   QaHead(const BertConfig& config, const ParamTable& table, std::span<float> params, std::span<float> grads);
 
-  float forward(const float* hidden, const Batch& batch, const StepContext& context) override;
+  float forward(const float* hidden, const data::Batch& batch, const StepContext& context) override;
   void backward(float* dhidden, float loss_scale) override;
   // (B, T, 2): the start and end logit of each token.
   std::span<const float> logits() const override { return logits_; }
@@ -33,7 +33,7 @@ class QaHead final : public TaskHead {
   float *d_weight_, *d_bias_;
   std::int64_t first_offset_;
 
-  const Batch* batch_ = nullptr;
+  const data::Batch* batch_ = nullptr;
   StepContext context_;
   const float* input_ = nullptr;         // the hidden states, or dropped_ under dropout
   std::vector<float> dropped_;           // (B*T, H)

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <span>
 
-#include "shmtrain/model/batch.hpp"
+#include "shmtrain/data/batch.hpp"
 #include "shmtrain/model/step_context.hpp"
 
 namespace shmtrain {
@@ -14,7 +14,7 @@ class TaskHead {
 
   // hidden (B*T, H) -> logits; returns the mean loss over the batch, NaN when the batch has
   // no targets. `hidden` must stay valid until backward.
-  virtual float forward(const float* hidden, const Batch& batch, const StepContext& context) = 0;
+  virtual float forward(const float* hidden, const data::Batch& batch, const StepContext& context) = 0;
 
   // Writes d(loss)/d(hidden) (B*T, H) into dhidden, every element; accumulates the head's
   // parameter gradients, scaled by loss_scale.

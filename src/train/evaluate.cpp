@@ -1,3 +1,4 @@
+#include "shmtrain/model/batch_validation.hpp"
 #include "shmtrain/train/evaluate.hpp"
 
 #include <algorithm>
@@ -26,10 +27,10 @@ EvalResult evaluate(EncoderModel& model, const task::Task& task, const EvalSetti
   for (std::size_t first = 0; first < rows.size(); first += static_cast<std::size_t>(settings.batch_size)) {
     const std::size_t count =
         std::min<std::size_t>(static_cast<std::size_t>(settings.batch_size), rows.size() - first);
-    const Batch batch = data::collate(dataset, std::span(rows).subspan(first, count),
+    const data::Batch batch = data::collate(dataset, std::span(rows).subspan(first, count),
                                       static_cast<std::size_t>(settings.max_seq_length), settings.pad_to_max_length,
                                       settings.pad_id, task.target());
-    batch.validate(model.config(), dataset.source);
+    validate_batch(batch, model.config(), dataset.source);
     model.forward(batch, StepContext{.train = false});
     // (count, row_outputs): a row's outputs fill the front of its `width` floats (a token
     // head's batch may be shorter than max_seq_length).

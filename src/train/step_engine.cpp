@@ -78,7 +78,7 @@ void StepEngine::refresh_bf16_weights() {
   if (options_.bf16) convert_to_bf16(params16_.data(), params_.data(), static_cast<std::int64_t>(count_));
 }
 
-StepResult StepEngine::step(std::span<const Batch> micro_batches, std::span<const StepContext> contexts, float lr,
+StepResult StepEngine::step(std::span<const data::Batch> micro_batches, std::span<const StepContext> contexts, float lr,
                             double max_grad_norm) {
   if (micro_batches.empty() || contexts.size() != micro_batches.size()) {
     throw Error(fmt::format("StepEngine::step: {} micro-batches with {} contexts", micro_batches.size(),

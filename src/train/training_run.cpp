@@ -9,6 +9,7 @@
 
 #include "results_files.hpp"
 #include "run_report.hpp"
+#include "shmtrain/model/batch_validation.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/data/collate.hpp"
 #include "shmtrain/data/sampler.hpp"
@@ -111,13 +112,13 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
   const data::Dataset& train = *inputs_.task->train();
   const std::int64_t micro_batches =
       std::min(options_.gradient_accumulation_steps, plan.batches_per_epoch - state_.batches_done);
-  std::vector<Batch> batches;
+  std::vector<data::Batch> batches;
   std::vector<StepContext> contexts;
   for (std::int64_t i = 0; i < micro_batches; ++i) {
     const std::vector<std::int64_t> rows = micro_batch_rows(state_.epoch_index, state_.batches_done + i);
     batches.push_back(data::collate(train, rows, static_cast<std::size_t>(options_.seq_length()),
                                     options_.pad_to_max_length, inputs_.tokenizer.pad_id(), inputs_.task->target()));
-    batches.back().validate(inputs_.config, train.source);
+    validate_batch(batches.back(), inputs_.config, train.source);
     // Dropout masks are a function of the micro-step, so a resumed run draws the same ones.
     contexts.push_back(StepContext{
         .train = true,

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "shmtrain/model/batch_validation.hpp"
 #include "shmtrain/bench/bert_workload.hpp"
 #include "shmtrain/bench/train_bench.hpp"
 #include "shmtrain/common/error.hpp"
@@ -80,8 +81,8 @@ TEST(TrainBenchWorkload, PresetsAndSyntheticBatchesAreValid) {
   for (const char* name : {"base", "small", "tiny"}) {
     const BertConfig config = bench_preset(name);
     config.validate(name);
-    const Batch batch = synthetic_batch(config, 3, 16, 5);
-    batch.validate(config, name);
+    const data::Batch batch = synthetic_batch(config, 3, 16, 5);
+    validate_batch(batch, config, name);
     EXPECT_EQ(batch.input_ids, synthetic_batch(config, 3, 16, 5).input_ids);
   }
   EXPECT_THROW(bench_preset("large"), InputError);

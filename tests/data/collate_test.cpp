@@ -25,7 +25,7 @@ Dataset three_rows() {
 TEST(DataCollate, PadsToTheLongestRowOfTheBatch) {
   const Dataset d = three_rows();
   const std::vector<std::int64_t> indices = {2, 0};
-  const Batch b = collate(d, indices, 8, false, 9, Target::kClass);
+  const data::Batch b = collate(d, indices, 8, false, 9, Target::kClass);
   EXPECT_EQ(b.batch, 2);
   EXPECT_EQ(b.seq, 3);
   EXPECT_EQ(b.input_ids, (Ids{2, 3, 9, 2, 5, 3}));
@@ -38,7 +38,7 @@ TEST(DataCollate, PadsToTheLongestRowOfTheBatch) {
 TEST(DataCollate, PadsToMaxLengthAndCarriesRegressionTargets) {
   const Dataset d = three_rows();
   const std::vector<std::int64_t> indices = {1};
-  const Batch b = collate(d, indices, 6, true, 0, Target::kRegression);
+  const data::Batch b = collate(d, indices, 6, true, 0, Target::kRegression);
   EXPECT_EQ(b.batch, 1);
   EXPECT_EQ(b.seq, 6);
   EXPECT_EQ(b.input_ids, (Ids{2, 5, 6, 3, 7, 0}));
@@ -53,7 +53,7 @@ TEST(DataCollate, CarriesAnswerSpans) {
   d.examples[0].start_position = 1;
   d.examples[0].end_position = 2;
   const std::vector<std::int64_t> indices = {1, 0};
-  const Batch b = collate(d, indices, 6, true, 0, Target::kSpan);
+  const data::Batch b = collate(d, indices, 6, true, 0, Target::kSpan);
   EXPECT_EQ(b.start_positions, (Ids{0, 1}));
   EXPECT_EQ(b.end_positions, (Ids{0, 2}));
   EXPECT_TRUE(b.labels.empty());
@@ -62,7 +62,7 @@ TEST(DataCollate, CarriesAnswerSpans) {
 
 TEST(DataCollate, EmptyIndicesAndErrors) {
   const Dataset d = three_rows();
-  const Batch empty = collate(d, {}, 8, false, 0, Target::kClass);
+  const data::Batch empty = collate(d, {}, 8, false, 0, Target::kClass);
   EXPECT_EQ(empty.batch, 0);
   EXPECT_TRUE(empty.input_ids.empty());
   const std::vector<std::int64_t> outside = {3};

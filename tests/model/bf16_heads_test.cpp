@@ -29,7 +29,7 @@ TEST_P(Bf16Heads, OneStepMatchesFp32WithinBf16Rounding) {
   const ParamTable table = ParamTable::for_model(config);
   std::vector<float> params(static_cast<std::size_t>(table.count()));
   io::load_model_weights(folder / "model.safetensors", table, params, config, 0);
-  const Batch batch = testing::read_fixture_batches(folder, config)[0];
+  const data::Batch batch = testing::read_fixture_batches(folder, config)[0];
 
   auto step = [&](bool use_bf16, float& loss) {
     std::vector<float> grads(params.size(), 0.0f);

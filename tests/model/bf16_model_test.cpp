@@ -20,7 +20,7 @@ struct StepOutput {
 };
 
 StepOutput one_step(const BertConfig& config, const ParamTable& table, std::vector<float>& params, bool use_bf16,
-                    const Batch& batch, const StepContext& context) {
+                    const data::Batch& batch, const StepContext& context) {
   std::vector<float> grads(static_cast<std::size_t>(table.count()), 0.0f);
   std::vector<bf16> params16(params.size());
   EncoderModel model(config, table, params, grads);
@@ -43,7 +43,7 @@ TEST(Bf16Model, GradientsMatchFp32WithinBf16Rounding) {
   const ParamTable table = ParamTable::for_sequence_classification(config);
   std::vector<float> params(static_cast<std::size_t>(table.count()));
   init_all_parameters(table, params, config, 7);
-  const Batch batch = bench::synthetic_batch(config, 4, 48, 3);
+  const data::Batch batch = bench::synthetic_batch(config, 4, 48, 3);
   const StepContext context{.train = true, .seed = 5, .rank = 0, .step = 1};
 
   const StepOutput fp32 = one_step(config, table, params, false, batch, context);

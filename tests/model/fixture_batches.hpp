@@ -8,7 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "shmtrain/model/batch.hpp"
+#include "shmtrain/model/batch_validation.hpp"
+#include "shmtrain/data/batch.hpp"
 #include "support/test_support.hpp"
 
 namespace shmtrain::testing {
@@ -26,11 +27,11 @@ inline std::vector<std::int32_t> flat_ints(const nlohmann::json& rows) {
 }
 
 // Every batch of folder/batches.json, validated against `config`.
-inline std::vector<Batch> read_fixture_batches(const std::filesystem::path& folder, const BertConfig& config) {
-  std::vector<Batch> batches;
+inline std::vector<data::Batch> read_fixture_batches(const std::filesystem::path& folder, const BertConfig& config) {
+  std::vector<data::Batch> batches;
   const nlohmann::json file = nlohmann::json::parse(read_file(folder / "batches.json"));
   for (const auto& j : file.at("batches")) {
-    Batch b;
+    data::Batch b;
     b.batch = static_cast<std::int64_t>(j.at("input_ids").size());
     b.seq = static_cast<std::int64_t>(j.at("input_ids")[0].size());
     b.input_ids = flat_ints(j.at("input_ids"));
@@ -41,7 +42,7 @@ inline std::vector<Batch> read_fixture_batches(const std::filesystem::path& fold
       b.start_positions = flat_ints(j.at("start_positions"));
       b.end_positions = flat_ints(j.at("end_positions"));
     }
-    b.validate(config, "batches.json");
+    validate_batch(b, config, "batches.json");
     batches.push_back(std::move(b));
   }
   return batches;

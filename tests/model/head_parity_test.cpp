@@ -59,7 +59,7 @@ TEST_P(HeadParity, TwentyAdamWStepsReproducePyTorch) {
 
   EncoderModel model(config, table, params, grads);
   AdamW adamw(table, {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
-  const std::vector<Batch> batches = testing::read_fixture_batches(folder(fixture), config);
+  const std::vector<data::Batch> batches = testing::read_fixture_batches(folder(fixture), config);
   const nlohmann::json ref = nlohmann::json::parse(testing::read_file(folder(fixture) / "reference.json"));
   ASSERT_EQ(ref.at("step0_grad_norms").size(), table.entries().size());
 
@@ -108,7 +108,7 @@ TEST_P(HeadParity, GradientsFinalOffsetsDecreaseToZeroAndCoverFinishedGradients)
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
   io::load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
   EncoderModel model(config, table, params, grads);
-  const std::vector<Batch> batches = testing::read_fixture_batches(folder(fixture), config);
+  const std::vector<data::Batch> batches = testing::read_fixture_batches(folder(fixture), config);
 
   std::vector<std::int64_t> offsets;
   std::vector<std::vector<float>> snapshots;
@@ -148,7 +148,7 @@ TEST(DistilBert, IgnoresTokenTypes) {
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
   io::load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
   EncoderModel model(config, table, params, grads);
-  Batch batch = testing::read_fixture_batches(folder(fixture), config)[0];
+  data::Batch batch = testing::read_fixture_batches(folder(fixture), config)[0];
   const float with_types = model.forward(batch, {});
   std::fill(batch.token_type_ids.begin(), batch.token_type_ids.end(), 7);
   EXPECT_EQ(model.forward(batch, {}), with_types);

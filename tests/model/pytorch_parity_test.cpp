@@ -46,7 +46,7 @@ TEST(PytorchParity, TwentyAdamWStepsReproduceLossesGradientsAndFinalWeights) {
 
   EncoderModel model(config, table, params, grads);
   AdamW adamw(table, {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
-  const std::vector<Batch> batches = testing::read_fixture_batches(fixture(), config);
+  const std::vector<data::Batch> batches = testing::read_fixture_batches(fixture(), config);
   const nlohmann::json ref = read_json(fixture() / "reference_losses.json");
   const io::SafetensorsReader step0(fixture() / "step0_grads.safetensors");
 
@@ -79,7 +79,7 @@ TEST(PytorchParity, TwentyAdamWStepsReproduceLossesGradientsAndFinalWeights) {
 TEST(PytorchParity, DeterministicRunToRun) {
   const BertConfig config = io::read_hf_config(fixture() / "config.json");
   const ParamTable table = ParamTable::for_sequence_classification(config);
-  const std::vector<Batch> batches = testing::read_fixture_batches(fixture(), config);
+  const std::vector<data::Batch> batches = testing::read_fixture_batches(fixture(), config);
   auto run = [&] {
     HeapArenaAllocator heap;
     auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");

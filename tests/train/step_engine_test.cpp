@@ -27,9 +27,9 @@ BertConfig tiny_config() {
   return c;
 }
 
-Batch random_batch(int rank, int step) {
+data::Batch random_batch(int rank, int step) {
   std::mt19937 rng(static_cast<unsigned>(1000 * step + rank));
-  Batch b;
+  data::Batch b;
   b.batch = 3;
   b.seq = 8;
   for (int i = 0; i < 24; ++i) {
@@ -51,7 +51,7 @@ std::vector<std::vector<float>> train(const train::EngineOptions& options) {
     init_all_parameters(table, engine.params(), config, 7);
     engine.sync_parameters();
     for (int step = 0; step < 4; ++step) {
-      const std::vector<Batch> batches{random_batch(comm.rank(), 2 * step), random_batch(comm.rank(), 2 * step + 1)};
+      const std::vector<data::Batch> batches{random_batch(comm.rank(), 2 * step), random_batch(comm.rank(), 2 * step + 1)};
       const std::vector<StepContext> contexts{
           {true, 42, static_cast<std::uint64_t>(comm.rank()), static_cast<std::uint64_t>(2 * step)},
           {true, 42, static_cast<std::uint64_t>(comm.rank()), static_cast<std::uint64_t>(2 * step + 1)}};

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "shmtrain/model/batch.hpp"
+#include "shmtrain/data/batch.hpp"
 #include "shmtrain/model/bert_config.hpp"
 
 namespace shmtrain::bench {
@@ -23,6 +23,6 @@ double step_flops(const BertConfig& config, std::int64_t batch, std::int64_t seq
 // `batch` sequences of `seq` random token ids (never the padding id), full attention mask,
 // token type 0 then 1 for the second half (a sentence pair), random labels. The same `seed`
 // gives the same batch.
-Batch synthetic_batch(const BertConfig& config, std::int64_t batch, std::int64_t seq, std::uint64_t seed);
+data::Batch synthetic_batch(const BertConfig& config, std::int64_t batch, std::int64_t seq, std::uint64_t seed);
 
 }  // namespace shmtrain::bench

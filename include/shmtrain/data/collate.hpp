@@ -5,11 +5,11 @@
 #include <span>
 
 #include "shmtrain/data/dataset.hpp"
-#include "shmtrain/model/batch.hpp"
+#include "shmtrain/data/batch.hpp"
 
 namespace shmtrain::data {
 
-// Builds a shmtrain::Batch from dataset rows `indices` (in that order):
+// Builds a Batch from dataset rows `indices` (in that order):
 // seq = max_seq_length when pad_to_max_length, else the longest row of this batch;
 // padding with pad_id, token_type 0, attention_mask 0. labels (Target::kClass), targets
 // (kRegression) or start and end positions (kSpan). No indices give an empty batch (0 x 0, or

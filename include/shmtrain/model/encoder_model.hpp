@@ -8,7 +8,7 @@
 #include <memory>
 #include <span>
 
-#include "shmtrain/model/batch.hpp"
+#include "shmtrain/data/batch.hpp"
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/model/param_table.hpp"
 #include "shmtrain/model/step_context.hpp"
@@ -30,7 +30,7 @@ class EncoderModel {
 
   // Runs the model; returns the mean loss over the batch (NaN when the batch has no labels,
   // targets or answer positions). REQUIRES: batch.validate(config) passed.
-  float forward(const Batch& batch, const StepContext& context);
+  float forward(const data::Batch& batch, const StepContext& context);
 
   // Accumulates d(loss)/d(params) into the gradient arena, scaled by loss_scale (1 / the
   // number of accumulated micro-batches); tells `gradients_final` (when set) as the gradients

@@ -21,7 +21,7 @@
 
 #include "shmtrain/comm/communicator.hpp"
 #include "shmtrain/comm/overlapped_allreduce.hpp"
-#include "shmtrain/model/batch.hpp"
+#include "shmtrain/data/batch.hpp"
 #include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/model/param_table.hpp"
@@ -86,7 +86,7 @@ class StepEngine {
 
   // Collective. REQUIRES: at least one micro-batch, each validated against the config, and one
   // context per micro-batch. Backward scales each micro-batch's loss by 1 / their number.
-  StepResult step(std::span<const Batch> micro_batches, std::span<const StepContext> contexts, float lr,
+  StepResult step(std::span<const data::Batch> micro_batches, std::span<const StepContext> contexts, float lr,
                   double max_grad_norm);
 
   // Collective when sharded (the slices are gathered): the state on every worker.

@@ -1,12 +1,11 @@
 #pragma once
-// One batch of tokenized examples, row-major (batch, seq), as the data module produces it.
+// One batch of tokenized examples, row-major (batch, seq), as the data module produces it
+// (collate.hpp); the model checks it against its config (model/batch_validation.hpp).
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "shmtrain/model/bert_config.hpp"
-
-namespace shmtrain {
+namespace shmtrain::data {
 
 struct Batch {
   std::int64_t batch = 0;
@@ -18,11 +17,6 @@ struct Batch {
   std::vector<float> targets;                // (B) regression targets (num_labels == 1)
   std::vector<std::int32_t> start_positions;  // (B) question answering: the answer's first token
   std::vector<std::int32_t> end_positions;    // (B) and its last token (both 0, [CLS], when absent)
-
-  // Throws InputError naming `source` and the first bad value: sizes, ids outside the
-  // vocabulary, token types (models that have them), sequence longer than the position
-  // table, labels or answer positions out of range.
-  void validate(const BertConfig& config, const std::string& source) const;
 };
 
-}  // namespace shmtrain
+}  // namespace shmtrain::data

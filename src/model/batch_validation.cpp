@@ -1,10 +1,11 @@
-#include "shmtrain/model/batch.hpp"
+#include "shmtrain/model/batch_validation.hpp"
 
 #include "shmtrain/common/error.hpp"
 
 namespace shmtrain {
 
-void Batch::validate(const BertConfig& c, const std::string& source) const {
+void validate_batch(const data::Batch& rows, const BertConfig& c, const std::string& source) {
+  const auto& [batch, seq, input_ids, token_type_ids, attention_mask, labels, targets, start_positions, end_positions] = rows;
   const auto n = static_cast<std::size_t>(batch * seq);
   if (batch <= 0 || seq <= 0) fail_input("{}: empty batch ({} x {})", source, batch, seq);
   if (input_ids.size() != n || token_type_ids.size() != n || attention_mask.size() != n) {
