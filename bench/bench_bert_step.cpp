@@ -17,6 +17,7 @@
 #include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/model/init.hpp"
 #include "shmtrain/optim/adamw.hpp"
+#include "shmtrain/train/optimizer_slots.hpp"
 #include "shmtrain/optim/clip.hpp"
 #include "shmtrain/tensor/blas_runtime.hpp"
 #include "shmtrain/tensor/gemm.hpp"
@@ -76,7 +77,7 @@ int main(int argc, char** argv) {
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
   shmtrain::init_all_parameters(table, params, config, 1);
   shmtrain::EncoderModel model(config, table, params, grads);
-  shmtrain::AdamW adamw(table, {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
+  shmtrain::AdamW adamw(shmtrain::train::optimizer_slots(table), {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
 
   const shmtrain::data::Batch b = shmtrain::bench::synthetic_batch(config, batch, seq, 7);
 

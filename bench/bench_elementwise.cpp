@@ -20,6 +20,7 @@
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/model/param_table.hpp"
 #include "shmtrain/optim/adamw.hpp"
+#include "shmtrain/train/optimizer_slots.hpp"
 #include "shmtrain/optim/clip.hpp"
 #include "shmtrain/tensor/allocator.hpp"
 #include "shmtrain/tensor/bf16.hpp"
@@ -156,7 +157,7 @@ int main(int argc, char** argv) {
   const shmtrain::ParamTable table = shmtrain::ParamTable::for_sequence_classification(config);
   const auto count = static_cast<std::size_t>(table.count());
   shmtrain::HeapArenaAllocator heap;
-  shmtrain::AdamW adamw(table, {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
+  shmtrain::AdamW adamw(shmtrain::train::optimizer_slots(table), {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
   std::vector<float> params(count, 0.02f), grads(count, 1e-3f);
   std::vector<shmtrain::bf16> params16(count);
   row("gradient norm", static_cast<std::int64_t>(count), 4.0 * static_cast<double>(count),

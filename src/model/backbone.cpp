@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "architectures/architecture.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/tensor/embedding.hpp"
 #include "shmtrain/tensor/layernorm.hpp"
@@ -19,51 +20,6 @@ void fit(std::vector<float>& v, std::int64_t n) {
   if (static_cast<std::int64_t>(v.size()) != n) v.resize(static_cast<std::size_t>(n));
 }
 
-// A layer's parameter names: BertLayer's, or DistilBERT's TransformerBlock's, in LayerParams order.
-struct LayerNames {
-  const char* prefix;
-  const char* qkv_w;  // the first of the three adjacent Q/K/V weights
-  const char* qkv_b;
-  const char* attn_out_w;
-  const char* attn_out_b;
-  const char* ln1_w;
-  const char* ln1_b;
-  const char* inter_w;
-  const char* inter_b;
-  const char* out_w;
-  const char* out_b;
-  const char* ln2_w;
-  const char* ln2_b;
-};
-
-constexpr LayerNames kBertLayer = {.prefix = "bert.encoder.layer.{}.",
-                                   .qkv_w = "attention.self.query.weight",
-                                   .qkv_b = "attention.self.query.bias",
-                                   .attn_out_w = "attention.output.dense.weight",
-                                   .attn_out_b = "attention.output.dense.bias",
-                                   .ln1_w = "attention.output.LayerNorm.weight",
-                                   .ln1_b = "attention.output.LayerNorm.bias",
-                                   .inter_w = "intermediate.dense.weight",
-                                   .inter_b = "intermediate.dense.bias",
-                                   .out_w = "output.dense.weight",
-                                   .out_b = "output.dense.bias",
-                                   .ln2_w = "output.LayerNorm.weight",
-                                   .ln2_b = "output.LayerNorm.bias"};
-
-constexpr LayerNames kDistilBertLayer = {.prefix = "distilbert.transformer.layer.{}.",
-                                         .qkv_w = "attention.q_lin.weight",
-                                         .qkv_b = "attention.q_lin.bias",
-                                         .attn_out_w = "attention.out_lin.weight",
-                                         .attn_out_b = "attention.out_lin.bias",
-                                         .ln1_w = "sa_layer_norm.weight",
-                                         .ln1_b = "sa_layer_norm.bias",
-                                         .inter_w = "ffn.lin1.weight",
-                                         .inter_b = "ffn.lin1.bias",
-                                         .out_w = "ffn.lin2.weight",
-                                         .out_b = "ffn.lin2.bias",
-                                         .ln2_w = "output_layer_norm.weight",
-                                         .ln2_b = "output_layer_norm.bias"};
-
 }  // namespace
 
 Backbone::Backbone(const BertConfig& config, const ParamTable& table, std::span<float> params,
@@ -75,19 +31,21 @@ Backbone::Backbone(const BertConfig& config, const ParamTable& table, std::span<
                             grads.size(), table.count()));
   }
   layers_.resize(static_cast<std::size_t>(config.num_hidden_layers));
-  const LayerNames& names = config.is_distilbert() ? kDistilBertLayer : kBertLayer;
+  const Architecture& arch = architecture_of(config);
   for (std::int64_t l = 0; l < config.num_hidden_layers; ++l) {
     layer_weights_.push_back(layer_params(params, l));
     layer_grads_.push_back(layer_params(grads, l));
-    layer_begin_.push_back(table.at(fmt::format(fmt::runtime(names.prefix), l) + names.qkv_w).offset);
+    layer_begin_.push_back(table.at(fmt::format(fmt::runtime(arch.layer_prefix), l) + arch.layer.query_w).offset);
   }
 }
 
 LayerParams Backbone::layer_params(std::span<float> arena, std::int64_t layer) const {
-  const LayerNames& n = config_.is_distilbert() ? kDistilBertLayer : kBertLayer;
-  const std::string p = fmt::format(fmt::runtime(n.prefix), layer);
+  const Architecture& arch = architecture_of(config_);
+  const LayerNames& n = arch.layer;
+  const std::string p = fmt::format(fmt::runtime(arch.layer_prefix), layer);
   auto at = [&](const char* name) { return arena.data() + table_.at(p + name).offset; };
-  return {at(n.qkv_w),   at(n.qkv_b),   at(n.attn_out_w), at(n.attn_out_b), at(n.ln1_w), at(n.ln1_b),
+  // The Q/K/V weights and biases are adjacent: query's pointer is the fused linear's.
+  return {at(n.query_w), at(n.query_b),   at(n.attn_out_w), at(n.attn_out_b), at(n.ln1_w), at(n.ln1_b),
           at(n.inter_w), at(n.inter_b), at(n.out_w),      at(n.out_b),      at(n.ln2_w), at(n.ln2_b)};
 }
 
@@ -115,7 +73,7 @@ LayerDropout Backbone::layer_dropout(std::int64_t layer) const {
   const auto hidden_p = static_cast<float>(config_.hidden_dropout_prob);
   return {.hidden_p = hidden_p,
           .attention_p = static_cast<float>(config_.attention_probs_dropout_prob),
-          .attention_output_p = config_.is_distilbert() ? 0.0f : hidden_p,
+          .attention_output_p = architecture_of(config_).attention_output_dropout ? hidden_p : 0.0f,
           .attention = key(0),
           .attention_output = key(1),
           .output = key(2)};

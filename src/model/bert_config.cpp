@@ -1,43 +1,40 @@
 #include "shmtrain/model/bert_config.hpp"
 
+#include "architectures/architecture.hpp"
 #include "shmtrain/common/error.hpp"
 
 namespace shmtrain {
 
 std::string BertConfig::architecture() const {
-  const char* base = is_distilbert() ? "DistilBert" : "Bert";
   const char* head_name = head == ModelHead::kQuestionAnswering ? "ForQuestionAnswering" : "ForSequenceClassification";
-  return std::string(base) + head_name;
+  return std::string(architecture_of(*this).class_prefix) + head_name;
 }
 
+std::string BertConfig::base_prefix() const { return architecture_of(*this).base_prefix; }
+
 void BertConfig::validate(const std::string& source) const {
-  // DistilBERT's keys, for messages about a DistilBERT config.
-  const bool distil = is_distilbert();
-  auto key = [&](const char* bert, const char* distilbert) { return distil ? distilbert : bert; };
+  const Architecture* arch = find_architecture(model_type);
+  if (arch == nullptr) {
+    fail_input("{}: model_type '{}' is not supported (shmtrain trains {})", source, model_type, supported_model_types());
+  }
+  const ConfigKeys& key = arch->keys;  // the family's names, for messages
   auto positive = [&](const char* name, std::int64_t value) {
     if (value <= 0) fail_input("{}: {} must be positive, got {}", source, name, value);
   };
-  if (model_type != "bert" && model_type != "distilbert") {
-    fail_input("{}: model_type '{}' is not supported (\"bert\" or \"distilbert\")", source, model_type);
-  }
   positive("vocab_size", vocab_size);
-  positive(key("hidden_size", "dim"), hidden_size);
-  positive(key("num_hidden_layers", "n_layers"), num_hidden_layers);
-  positive(key("num_attention_heads", "n_heads"), num_attention_heads);
-  positive(key("intermediate_size", "hidden_dim"), intermediate_size);
+  positive(key.hidden_size, hidden_size);
+  positive(key.num_hidden_layers, num_hidden_layers);
+  positive(key.num_attention_heads, num_attention_heads);
+  positive(key.intermediate_size, intermediate_size);
   positive("max_position_embeddings", max_position_embeddings);
-  if (distil) {
-    if (type_vocab_size != 0) fail_input("{}: DistilBERT has no token type embeddings (type_vocab_size 0)", source);
-  } else {
-    positive("type_vocab_size", type_vocab_size);
-  }
+  arch->validate(*this, source);
   if (hidden_size % num_attention_heads != 0) {
-    fail_input("{}: {} {} is not a multiple of {} {}", source, key("hidden_size", "dim"), hidden_size,
-               key("num_attention_heads", "n_heads"), num_attention_heads);
+    fail_input("{}: {} {} is not a multiple of {} {}", source, key.hidden_size, hidden_size,
+               key.num_attention_heads, num_attention_heads);
   }
   if (hidden_act != "gelu") {
     fail_input("{}: {} '{}' is not supported (shmtrain implements \"gelu\", the exact erf form)", source,
-               key("hidden_act", "activation"), hidden_act);
+               key.hidden_act, hidden_act);
   }
   if (position_embedding_type != "absolute") {
     fail_input("{}: position_embedding_type '{}' is not supported (only \"absolute\")", source,
@@ -46,8 +43,8 @@ void BertConfig::validate(const std::string& source) const {
   auto probability = [&](const char* name, double p) {
     if (p < 0 || p >= 1) fail_input("{}: {} must be in [0, 1), got {}", source, name, p);
   };
-  probability(key("hidden_dropout_prob", "dropout"), hidden_dropout_prob);
-  probability(key("attention_probs_dropout_prob", "attention_dropout"), attention_probs_dropout_prob);
+  probability(key.hidden_dropout_prob, hidden_dropout_prob);
+  probability(key.attention_probs_dropout_prob, attention_probs_dropout_prob);
   probability("seq_classif_dropout", seq_classif_dropout);
   probability("qa_dropout", qa_dropout);
   if (!(layer_norm_eps > 0)) fail_input("{}: layer_norm_eps must be positive, got {}", source, layer_norm_eps);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "architectures/architecture.hpp"
 #include "backbone.hpp"
 #include "shmtrain/tensor/dropout.hpp"
 #include "shmtrain/tensor/linear.hpp"
@@ -21,8 +22,8 @@ void fit(std::vector<float>& v, std::int64_t n) {
 
 ClassificationHead::ClassificationHead(const BertConfig& config, const ParamTable& table,
                                        std::span<float> params, std::span<float> grads)
-    : config_(config), relu_(config.is_distilbert()) {
-  const std::string dense = config.is_distilbert() ? "pre_classifier" : "bert.pooler.dense";
+    : config_(config), relu_(architecture_of(config).pooler_relu) {
+  const std::string dense = architecture_of(config).pooler;
   auto in = [&](std::span<float> arena, const std::string& name) {
     return arena.data() + table.at(name).offset;
   };
@@ -39,8 +40,7 @@ ClassificationHead::ClassificationHead(const BertConfig& config, const ParamTabl
 
 float ClassificationHead::dropout_p() const {
   if (!context_.train) return 0.0f;
-  return static_cast<float>(config_.is_distilbert() ? config_.seq_classif_dropout
-                                                    : config_.hidden_dropout_prob);
+  return static_cast<float>(config_.*architecture_of(config_).classifier_dropout);
 }
 
 float ClassificationHead::forward(const float* hidden, const data::Batch& batch, const StepContext& context) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "architectures/architecture.hpp"
 #include "shmtrain/common/error.hpp"
 
 namespace shmtrain {
@@ -26,67 +27,43 @@ void ParamTable::add(std::string name, std::vector<std::int64_t> shape, bool ali
 }
 
 ParamTable ParamTable::for_model(const BertConfig& c) {
+  const Architecture& arch = architecture_of(c);
   ParamTable t;
   const std::int64_t h = c.hidden_size;
   const std::int64_t inter = c.intermediate_size;
-  if (c.is_distilbert()) {
-    t.add("distilbert.embeddings.word_embeddings.weight", {c.vocab_size, h});
-    t.add("distilbert.embeddings.position_embeddings.weight", {c.max_position_embeddings, h});
-    t.add("distilbert.embeddings.LayerNorm.weight", {h});
-    t.add("distilbert.embeddings.LayerNorm.bias", {h});
-    for (std::int64_t l = 0; l < c.num_hidden_layers; ++l) {
-      const std::string p = fmt::format("distilbert.transformer.layer.{}.", l);
-      t.add(p + "attention.q_lin.weight", {h, h});
-      t.add(p + "attention.k_lin.weight", {h, h}, false);
-      t.add(p + "attention.v_lin.weight", {h, h}, false);
-      t.add(p + "attention.q_lin.bias", {h});
-      t.add(p + "attention.k_lin.bias", {h}, false);
-      t.add(p + "attention.v_lin.bias", {h}, false);
-      t.add(p + "attention.out_lin.weight", {h, h});
-      t.add(p + "attention.out_lin.bias", {h});
-      t.add(p + "sa_layer_norm.weight", {h});
-      t.add(p + "sa_layer_norm.bias", {h});
-      t.add(p + "ffn.lin1.weight", {inter, h});
-      t.add(p + "ffn.lin1.bias", {inter});
-      t.add(p + "ffn.lin2.weight", {h, inter});
-      t.add(p + "ffn.lin2.bias", {h});
-      t.add(p + "output_layer_norm.weight", {h});
-      t.add(p + "output_layer_norm.bias", {h});
-    }
-  } else {
-    t.add("bert.embeddings.word_embeddings.weight", {c.vocab_size, h});
-    t.add("bert.embeddings.position_embeddings.weight", {c.max_position_embeddings, h});
-    t.add("bert.embeddings.token_type_embeddings.weight", {c.type_vocab_size, h});
-    t.add("bert.embeddings.LayerNorm.weight", {h});
-    t.add("bert.embeddings.LayerNorm.bias", {h});
-    for (std::int64_t l = 0; l < c.num_hidden_layers; ++l) {
-      const std::string p = fmt::format("bert.encoder.layer.{}.", l);
-      t.add(p + "attention.self.query.weight", {h, h});
-      t.add(p + "attention.self.key.weight", {h, h}, false);
-      t.add(p + "attention.self.value.weight", {h, h}, false);
-      t.add(p + "attention.self.query.bias", {h});
-      t.add(p + "attention.self.key.bias", {h}, false);
-      t.add(p + "attention.self.value.bias", {h}, false);
-      t.add(p + "attention.output.dense.weight", {h, h});
-      t.add(p + "attention.output.dense.bias", {h});
-      t.add(p + "attention.output.LayerNorm.weight", {h});
-      t.add(p + "attention.output.LayerNorm.bias", {h});
-      t.add(p + "intermediate.dense.weight", {inter, h});
-      t.add(p + "intermediate.dense.bias", {inter});
-      t.add(p + "output.dense.weight", {h, inter});
-      t.add(p + "output.dense.bias", {h});
-      t.add(p + "output.LayerNorm.weight", {h});
-      t.add(p + "output.LayerNorm.bias", {h});
-    }
+  const std::string embeddings = std::string(arch.base_prefix) + "embeddings.";
+  t.add(embeddings + "word_embeddings.weight", {c.vocab_size, h});
+  t.add(embeddings + "position_embeddings.weight", {c.max_position_embeddings, h});
+  if (c.has_token_types()) t.add(embeddings + "token_type_embeddings.weight", {c.type_vocab_size, h});
+  t.add(embeddings + "LayerNorm.weight", {h});
+  t.add(embeddings + "LayerNorm.bias", {h});
+  const LayerNames& n = arch.layer;
+  for (std::int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    const std::string p = fmt::format(fmt::runtime(arch.layer_prefix), l);
+    t.add(p + n.query_w, {h, h});
+    t.add(p + n.key_w, {h, h}, false);
+    t.add(p + n.value_w, {h, h}, false);
+    t.add(p + n.query_b, {h});
+    t.add(p + n.key_b, {h}, false);
+    t.add(p + n.value_b, {h}, false);
+    t.add(p + n.attn_out_w, {h, h});
+    t.add(p + n.attn_out_b, {h});
+    t.add(p + n.ln1_w, {h});
+    t.add(p + n.ln1_b, {h});
+    t.add(p + n.inter_w, {inter, h});
+    t.add(p + n.inter_b, {inter});
+    t.add(p + n.out_w, {h, inter});
+    t.add(p + n.out_b, {h});
+    t.add(p + n.ln2_w, {h});
+    t.add(p + n.ln2_b, {h});
   }
   if (c.head == ModelHead::kQuestionAnswering) {
     t.add("qa_outputs.weight", {c.num_labels(), h});
     t.add("qa_outputs.bias", {c.num_labels()});
     return t;
   }
-  const char* dense = c.is_distilbert() ? "pre_classifier" : "bert.pooler.dense";
-  t.add(fmt::format("{}.weight", dense), {h, h});
-  t.add(fmt::format("{}.bias", dense), {h});
+  t.add(fmt::format("{}.weight", arch.pooler), {h, h});
+  t.add(fmt::format("{}.bias", arch.pooler), {h});
   t.add("classifier.weight", {c.num_labels(), h});
   t.add("classifier.bias", {c.num_labels()});
   return t;

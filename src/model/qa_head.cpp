@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "architectures/architecture.hpp"
 #include "backbone.hpp"
 #include "shmtrain/tensor/dropout.hpp"
 #include "shmtrain/tensor/linear.hpp"
@@ -27,7 +28,8 @@ QaHead::QaHead(const BertConfig& config, const ParamTable& table, std::span<floa
 }
 
 float QaHead::dropout_p() const {
-  return context_.train && config_.is_distilbert() ? static_cast<float>(config_.qa_dropout) : 0.0f;
+  const auto rate = architecture_of(config_).qa_dropout;
+  return context_.train && rate != nullptr ? static_cast<float>(config_.*rate) : 0.0f;
 }
 
 float QaHead::forward(const float* hidden, const data::Batch& batch, const StepContext& context) {

@@ -11,12 +11,12 @@
 
 namespace shmtrain {
 
-AdamW::AdamW(const ParamTable& table, AdamWOptions options, ArenaAllocator& allocator)
-    : AdamW(table, options, allocator, 0, table.count()) {}
+AdamW::AdamW(std::vector<ParamSlot> slots, AdamWOptions options, ArenaAllocator& allocator)
+    : AdamW(slots, options, allocator, 0, slots_end(slots)) {}
 
-AdamW::AdamW(const ParamTable& table, AdamWOptions options, ArenaAllocator& allocator, std::int64_t begin,
+AdamW::AdamW(std::vector<ParamSlot> slots, AdamWOptions options, ArenaAllocator& allocator, std::int64_t begin,
              std::int64_t end)
-    : table_(table),
+    : slots_(std::move(slots)),
       options_(options),
       begin_(begin),
       end_(end),
@@ -37,7 +37,7 @@ void AdamW::step(std::span<float> params, std::span<const float> grads, float lr
                  .step_size = static_cast<float>(lr / bias_correction1),
                  .bias_correction2_sqrt = static_cast<float>(std::sqrt(bias_correction2)),
                  .grad_scale = grad_scale};
-  for (const ParamEntry& e : table_.entries()) {
+  for (const ParamSlot& e : slots_) {
     const std::int64_t lo = std::max(e.offset, begin_);
     const std::int64_t hi = std::min(e.offset + e.size, end_);
     if (lo >= hi) continue;

@@ -9,9 +9,9 @@
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/atomic_file.hpp"
 #include "shmtrain/io/atomic_folder.hpp"
-#include "shmtrain/io/hf_config.hpp"
-#include "shmtrain/io/model_weights.hpp"
-#include "shmtrain/io/tokenizer_writer.hpp"
+#include "shmtrain/model/hf_config.hpp"
+#include "shmtrain/model/model_weights.hpp"
+#include "shmtrain/text/tokenizer_writer.hpp"
 
 namespace shmtrain::train {
 namespace {
@@ -108,9 +108,9 @@ void rotate_checkpoints(const fs::path& output_dir, std::int64_t limit) {
 void write_model_folder(const fs::path& folder, const BertConfig& config, const ParamTable& table,
                         std::span<const float> params, const text::TokenizerSpec& tokenizer,
                         const std::string& options_toml) {
-  io::save_model_weights(folder / "model.safetensors", table, params);
-  io::write_hf_config(folder / "config.json", config);
-  io::write_tokenizer_files(folder, tokenizer, static_cast<std::size_t>(config.max_position_embeddings));
+  save_model_weights(folder / "model.safetensors", table, params);
+  write_hf_config(folder / "config.json", config);
+  text::write_tokenizer_files(folder, tokenizer, static_cast<std::size_t>(config.max_position_embeddings));
   io::write_file_atomically(folder / "shmtrain_config.toml", options_toml);
 }
 

@@ -3,7 +3,7 @@
 #include <system_error>
 
 #include "shmtrain/common/error.hpp"
-#include "shmtrain/io/hf_config.hpp"
+#include "shmtrain/model/hf_config.hpp"
 
 namespace shmtrain::train {
 namespace {
@@ -90,7 +90,7 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   fs::path config_path;
   fs::path weights;
   locate_model(options, config_path, weights);
-  BertConfig config = io::read_hf_config(config_path);
+  BertConfig config = read_hf_config(config_path);
   if (options.hidden_dropout_prob) config.hidden_dropout_prob = *options.hidden_dropout_prob;
   if (options.attention_probs_dropout_prob) config.attention_probs_dropout_prob = *options.attention_probs_dropout_prob;
   if (options.seq_length() > config.max_position_embeddings) {

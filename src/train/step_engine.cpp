@@ -8,6 +8,7 @@
 
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/optim/clip.hpp"
+#include "shmtrain/train/optimizer_slots.hpp"
 
 namespace shmtrain::train {
 namespace {
@@ -49,9 +50,9 @@ StepEngine::StepEngine(const BertConfig& config, const ParamTable& table, comm::
   if (options_.shard_optimizer) {
     const auto begin = static_cast<std::int64_t>(slice_) * comm.rank();
     grad_slice_.assign(slice_, 0.0f);
-    optimizer_.emplace(table, options_.adamw, state_allocator_, begin, begin + static_cast<std::int64_t>(slice_));
+    optimizer_.emplace(optimizer_slots(table), options_.adamw, state_allocator_, begin, begin + static_cast<std::int64_t>(slice_));
   } else {
-    optimizer_.emplace(table, options_.adamw, state_allocator_);
+    optimizer_.emplace(optimizer_slots(table), options_.adamw, state_allocator_);
   }
   model_.emplace(config, table, params(), grads_.first(count_));
   if (options_.bf16) {

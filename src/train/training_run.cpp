@@ -14,7 +14,7 @@
 #include "shmtrain/data/collate.hpp"
 #include "shmtrain/data/sampler.hpp"
 #include "shmtrain/io/atomic_file.hpp"
-#include "shmtrain/io/model_weights.hpp"
+#include "shmtrain/model/model_weights.hpp"
 #include "shmtrain/model/init.hpp"
 #include "shmtrain/optim/schedule.hpp"
 #include "shmtrain/tensor/threads.hpp"
@@ -61,7 +61,7 @@ const char* TrainingRun::load_or_init_weights() {
     init_all_parameters(table_, params, inputs_.config, static_cast<std::uint64_t>(options_.seed));
     return "random weights";
   }
-  const io::WeightsLoadReport report = io::load_model_weights(inputs_.weights, table_, params, inputs_.config,
+  const WeightsLoadReport report = load_model_weights(inputs_.weights, table_, params, inputs_.config,
                                                               static_cast<std::uint64_t>(options_.seed));
   for (const std::string& name : report.initialized) print_line(fmt::format("newly initialised: {}", name));
   return "weights from the model folder";

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "shmtrain/io/hf_config.hpp"
-#include "shmtrain/io/model_weights.hpp"
+#include "shmtrain/model/hf_config.hpp"
+#include "shmtrain/model/model_weights.hpp"
 #include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/tensor/gemm_bf16.hpp"
 #include "model/fixture_batches.hpp"
@@ -24,11 +24,11 @@ class Bf16Heads : public ::testing::TestWithParam<std::pair<const char*, ModelHe
 TEST_P(Bf16Heads, OneStepMatchesFp32WithinBf16Rounding) {
   if (!bf16_gemm_available()) GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX";
   const fs::path folder = testing::fixtures_dir() / "reference_heads" / GetParam().first;
-  BertConfig config = io::read_hf_config(folder / "config.json");
+  BertConfig config = read_hf_config(folder / "config.json");
   config.head = GetParam().second;
   const ParamTable table = ParamTable::for_model(config);
   std::vector<float> params(static_cast<std::size_t>(table.count()));
-  io::load_model_weights(folder / "model.safetensors", table, params, config, 0);
+  load_model_weights(folder / "model.safetensors", table, params, config, 0);
   const data::Batch batch = testing::read_fixture_batches(folder, config)[0];
 
   auto step = [&](bool use_bf16, float& loss) {

@@ -11,10 +11,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "shmtrain/io/hf_config.hpp"
-#include "shmtrain/io/model_weights.hpp"
+#include "shmtrain/model/hf_config.hpp"
+#include "shmtrain/model/model_weights.hpp"
 #include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/optim/adamw.hpp"
+#include "shmtrain/train/optimizer_slots.hpp"
 #include "shmtrain/optim/clip.hpp"
 #include "model/fixture_batches.hpp"
 #include "support/test_support.hpp"
@@ -32,7 +33,7 @@ struct Fixture {
 fs::path folder(const Fixture& f) { return testing::fixtures_dir() / "reference_heads" / f.name; }
 
 BertConfig read_config(const Fixture& f) {
-  BertConfig config = io::read_hf_config(folder(f) / "config.json");
+  BertConfig config = read_hf_config(folder(f) / "config.json");
   config.head = f.head;
   return config;
 }
@@ -52,13 +53,13 @@ TEST_P(HeadParity, TwentyAdamWStepsReproducePyTorch) {
   HeapArenaAllocator heap;
   auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
-  const io::WeightsLoadReport report =
-      io::load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
+  const WeightsLoadReport report =
+      load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
   EXPECT_TRUE(report.initialized.empty());
   EXPECT_TRUE(report.unused.empty());
 
   EncoderModel model(config, table, params, grads);
-  AdamW adamw(table, {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
+  AdamW adamw(train::optimizer_slots(table), {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
   const std::vector<data::Batch> batches = testing::read_fixture_batches(folder(fixture), config);
   const nlohmann::json ref = nlohmann::json::parse(testing::read_file(folder(fixture) / "reference.json"));
   ASSERT_EQ(ref.at("step0_grad_norms").size(), table.entries().size());
@@ -106,7 +107,7 @@ TEST_P(HeadParity, GradientsFinalOffsetsDecreaseToZeroAndCoverFinishedGradients)
   HeapArenaAllocator heap;
   auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
-  io::load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
+  load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
   EncoderModel model(config, table, params, grads);
   const std::vector<data::Batch> batches = testing::read_fixture_batches(folder(fixture), config);
 
@@ -146,7 +147,7 @@ TEST(DistilBert, IgnoresTokenTypes) {
   HeapArenaAllocator heap;
   auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
-  io::load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
+  load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
   EncoderModel model(config, table, params, grads);
   data::Batch batch = testing::read_fixture_batches(folder(fixture), config)[0];
   const float with_types = model.forward(batch, {});

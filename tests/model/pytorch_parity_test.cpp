@@ -9,11 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "shmtrain/common/error.hpp"
-#include "shmtrain/io/hf_config.hpp"
-#include "shmtrain/io/model_weights.hpp"
+#include "shmtrain/model/hf_config.hpp"
+#include "shmtrain/model/model_weights.hpp"
 #include "shmtrain/io/safetensors.hpp"
 #include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/optim/adamw.hpp"
+#include "shmtrain/train/optimizer_slots.hpp"
 #include "shmtrain/optim/clip.hpp"
 #include "model/fixture_batches.hpp"
 #include "support/test_support.hpp"
@@ -35,17 +36,17 @@ std::vector<float> entry_values(std::span<const float> arena, const ParamEntry& 
 }
 
 TEST(PytorchParity, TwentyAdamWStepsReproduceLossesGradientsAndFinalWeights) {
-  const BertConfig config = io::read_hf_config(fixture() / "config.json");
+  const BertConfig config = read_hf_config(fixture() / "config.json");
   const ParamTable table = ParamTable::for_sequence_classification(config);
   HeapArenaAllocator heap;
   auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
-  const io::WeightsLoadReport report = io::load_model_weights(fixture() / "model.safetensors", table, params, config, 0);
+  const WeightsLoadReport report = load_model_weights(fixture() / "model.safetensors", table, params, config, 0);
   EXPECT_TRUE(report.initialized.empty());
   EXPECT_TRUE(report.unused.empty());
 
   EncoderModel model(config, table, params, grads);
-  AdamW adamw(table, {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
+  AdamW adamw(train::optimizer_slots(table), {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
   const std::vector<data::Batch> batches = testing::read_fixture_batches(fixture(), config);
   const nlohmann::json ref = read_json(fixture() / "reference_losses.json");
   const io::SafetensorsReader step0(fixture() / "step0_grads.safetensors");
@@ -77,14 +78,14 @@ TEST(PytorchParity, TwentyAdamWStepsReproduceLossesGradientsAndFinalWeights) {
 }
 
 TEST(PytorchParity, DeterministicRunToRun) {
-  const BertConfig config = io::read_hf_config(fixture() / "config.json");
+  const BertConfig config = read_hf_config(fixture() / "config.json");
   const ParamTable table = ParamTable::for_sequence_classification(config);
   const std::vector<data::Batch> batches = testing::read_fixture_batches(fixture(), config);
   auto run = [&] {
     HeapArenaAllocator heap;
     auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
     auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
-    io::load_model_weights(fixture() / "model.safetensors", table, params, config, 0);
+    load_model_weights(fixture() / "model.safetensors", table, params, config, 0);
     BertConfig with_dropout = config;
     with_dropout.hidden_dropout_prob = 0.1;
     with_dropout.attention_probs_dropout_prob = 0.1;
@@ -102,7 +103,7 @@ TEST(PytorchParity, DeterministicRunToRun) {
 }
 
 TEST(ModelWeights, MissingHeadIsInitialisedAndWrongShapeIsNamed) {
-  const BertConfig config = io::read_hf_config(fixture() / "config.json");
+  const BertConfig config = read_hf_config(fixture() / "config.json");
   const ParamTable table = ParamTable::for_sequence_classification(config);
   HeapArenaAllocator heap;
   auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
@@ -117,7 +118,7 @@ TEST(ModelWeights, MissingHeadIsInitialisedAndWrongShapeIsNamed) {
     tensors.push_back({t.name.substr(5), t.shape, keep.back()});
   }
   io::write_safetensors(dir / "base.safetensors", tensors);
-  const auto report = io::load_model_weights(dir / "base.safetensors", table, params, config, 3);
+  const auto report = load_model_weights(dir / "base.safetensors", table, params, config, 3);
   EXPECT_EQ(report.initialized, (std::vector<std::string>{"classifier.weight", "classifier.bias"}));
   const ParamEntry& bias = table.at("classifier.bias");
   EXPECT_EQ(entry_values(params, bias), std::vector<float>(2, 0.0f));
@@ -127,7 +128,7 @@ TEST(ModelWeights, MissingHeadIsInitialisedAndWrongShapeIsNamed) {
   const ParamTable bigger = ParamTable::for_sequence_classification(three_labels);
   auto params3 = heap.allocate(static_cast<std::size_t>(bigger.count()), "parameters");
   try {
-    io::load_model_weights(fixture() / "model.safetensors", bigger, params3, three_labels, 0);
+    load_model_weights(fixture() / "model.safetensors", bigger, params3, three_labels, 0);
     FAIL() << "no error for a shape mismatch";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("tensor 'classifier.weight' has shape [2, 64] but config.json implies [3, 64]"),

@@ -1,4 +1,5 @@
 #include "shmtrain/optim/adamw.hpp"
+#include "shmtrain/train/optimizer_slots.hpp"
 
 #include <cmath>
 
@@ -24,7 +25,7 @@ TEST(AdamW, ThreeStepsMatchTorchFormulasAndSkipDecayForBiasAndLayerNorm) {
   const ParamTable table = ParamTable::for_sequence_classification(tiny_config());
   HeapArenaAllocator heap;
   const AdamWOptions options{0.9f, 0.999f, 1e-8f, 0.1f};
-  AdamW adamw(table, options, heap);
+  AdamW adamw(train::optimizer_slots(table), options, heap);
   std::vector<float> p(static_cast<std::size_t>(table.count())), g(p.size());
   for (std::size_t i = 0; i < p.size(); ++i) p[i] = 0.01f * static_cast<float>(i % 97) - 0.3f;
   std::vector<double> ep(p.begin(), p.end()), em(p.size(), 0), ev(p.size(), 0);
@@ -62,10 +63,11 @@ TEST(AdamW, SlicesOfTheArenaUpdateExactlyAsTheWholeDoes) {
   std::vector<float> whole_p(static_cast<std::size_t>(padded)), g(whole_p.size());
   for (std::size_t i = 0; i < whole_p.size(); ++i) whole_p[i] = 0.02f * static_cast<float>(i % 31) - 0.2f;
   std::vector<float> sliced_p = whole_p;
-  AdamW whole(table, options, heap);
+  AdamW whole(train::optimizer_slots(table), options, heap);
   const std::int64_t slice = padded / 3;
   std::vector<AdamW> parts;
-  for (int r = 0; r < 3; ++r) parts.emplace_back(table, options, heap, r * slice, (r + 1) * slice);
+  const std::vector<ParamSlot> slots = train::optimizer_slots(table);
+  for (int r = 0; r < 3; ++r) parts.emplace_back(slots, options, heap, r * slice, (r + 1) * slice);
   for (int step = 1; step <= 3; ++step) {
     for (std::size_t i = 0; i < g.size(); ++i) g[i] = std::cos(0.11f * static_cast<float>(i) * static_cast<float>(step));
     whole.step(std::span(whole_p).first(static_cast<std::size_t>(table.count())),
@@ -95,7 +97,8 @@ TEST(AdamW, Bf16CopyIsWrittenInTheSamePass) {
   std::vector<float> plain(n), with_copy(n), g(n);
   for (std::size_t i = 0; i < n; ++i) plain[i] = with_copy[i] = 0.03f * static_cast<float>(i % 29) - 0.4f;
   std::vector<bf16> copy(n);
-  AdamW a(table, options, heap), b(table, options, heap);
+  const std::vector<ParamSlot> slots = train::optimizer_slots(table);
+  AdamW a(slots, options, heap), b(slots, options, heap);
   for (int step = 1; step <= 2; ++step) {
     for (std::size_t i = 0; i < n; ++i) g[i] = std::sin(0.07f * static_cast<float>(i) * static_cast<float>(step));
     a.step(plain, g, 1e-2f);
@@ -118,7 +121,8 @@ TEST(AdamW, GradScaleIsTheUpdateOnScaledGradients) {
   const auto n = static_cast<std::size_t>(table.count());
   std::vector<float> folded(n), scaled_first(n), g(n), g_scaled(n);
   for (std::size_t i = 0; i < n; ++i) folded[i] = scaled_first[i] = 0.02f * static_cast<float>(i % 31) - 0.3f;
-  AdamW a(table, options, heap), b(table, options, heap);
+  const std::vector<ParamSlot> slots = train::optimizer_slots(table);
+  AdamW a(slots, options, heap), b(slots, options, heap);
   const float c = 0.37f;
   for (int step = 1; step <= 2; ++step) {
     for (std::size_t i = 0; i < n; ++i) {

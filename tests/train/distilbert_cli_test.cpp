@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "reference_run.hpp"
-#include "shmtrain/io/hf_config.hpp"
+#include "shmtrain/model/hf_config.hpp"
 #include "shmtrain/io/safetensors.hpp"
 #include "support/test_support.hpp"
 
@@ -32,8 +32,8 @@ TEST(DistilBertCli, ClassifierLossesMatchPyTorch) {
     // 1e-4 relative: the bound; fp32 summation order differs from PyTorch's.
     EXPECT_NEAR(losses[i].second, run.losses[i], 1e-4 * std::abs(run.losses[i])) << "step " << i + 1;
   }
-  const BertConfig config = io::read_hf_config(out / "config.json");
-  EXPECT_TRUE(config.is_distilbert());
+  const BertConfig config = read_hf_config(out / "config.json");
+  EXPECT_EQ(config.model_type, "distilbert");
   EXPECT_EQ(config.architectures, std::vector<std::string>{"DistilBertForSequenceClassification"});
   EXPECT_EQ(config.id2label, (std::vector<std::string>{"0", "1", "2"}));
   const io::SafetensorsReader weights(out / "model.safetensors");

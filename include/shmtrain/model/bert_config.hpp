@@ -4,7 +4,8 @@
 // fields from DistilBertConfig's keys (dim -> hidden_size, n_layers -> num_hidden_layers,
 // n_heads -> num_attention_heads, hidden_dim -> intermediate_size, activation -> hidden_act,
 // dropout -> hidden_dropout_prob, attention_dropout -> attention_probs_dropout_prob) and has
-// no token types (type_vocab_size 0). io/hf_config.hpp reads and writes config.json.
+// no token types (type_vocab_size 0). model/hf_config.hpp reads and writes config.json; what
+// differs between the families is in src/model/architectures/.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -17,7 +18,7 @@ namespace shmtrain {
 enum class ModelHead { kSequenceClassification, kQuestionAnswering };
 
 struct BertConfig {
-  std::string model_type = "bert";  // "bert" or "distilbert"
+  std::string model_type = "bert";  // a family of src/model/architectures/: "bert", "distilbert"
   std::vector<std::string> architectures = {"BertForSequenceClassification"};
   std::int64_t vocab_size = 30522;
   std::int64_t hidden_size = 768;
@@ -48,14 +49,13 @@ struct BertConfig {
   std::int64_t num_labels() const { return static_cast<std::int64_t>(id2label.size()); }
   std::int64_t head_dim() const { return hidden_size / num_attention_heads; }
   bool is_regression() const { return head == ModelHead::kSequenceClassification && num_labels() == 1; }
-  bool is_distilbert() const { return model_type == "distilbert"; }
   bool has_token_types() const { return type_vocab_size > 0; }
   // The transformers class of this model type and head: "BertForSequenceClassification",
   // "BertForQuestionAnswering", "DistilBertForSequenceClassification",
   // "DistilBertForQuestionAnswering".
   std::string architecture() const;
   // The state_dict prefix of the encoder: "bert." or "distilbert.".
-  std::string base_prefix() const { return is_distilbert() ? "distilbert." : "bert."; }
+  std::string base_prefix() const;
 
   // REQUIRES nothing; throws InputError naming the key when a value is out of range or two
   // values disagree (hidden_size not divisible by num_attention_heads, ...). `source` names

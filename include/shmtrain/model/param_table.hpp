@@ -1,7 +1,8 @@
 #pragma once
 // The one deterministic name -> (offset, shape) table from which the parameter, gradient and
 // optimizer-state arenas are laid out (all three share it). Names are Hugging Face's
-// state_dict keys of the model's class (config.architecture()), so checkpoints map one to one:
+// state_dict keys of the model's class (config.architecture()), so checkpoints map one to one
+// (each family's names are in src/model/architectures/<family>.cpp):
 //   BertForSequenceClassification        bert.{embeddings, encoder.layer.N}.*, bert.pooler.dense.*,
 //                                        classifier.*
 //   BertForQuestionAnswering             bert.{embeddings, encoder.layer.N}.*, qa_outputs.* (no pooler)

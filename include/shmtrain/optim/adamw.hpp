@@ -1,7 +1,7 @@
 #pragma once
 // AdamW with torch.optim.AdamW semantics (decoupled weight decay applied first, bias
 // correction, eps added after the square root), over the flat parameter arena. Weight decay
-// follows each ParamEntry's `decay` flag (HF Trainer: none for biases and LayerNorm).
+// follows each ParamSlot's `decay` flag (HF Trainer: none for biases and LayerNorm).
 //
 // An AdamW may own only a range [begin, end) of the arena: with --shard_optimizer each worker
 // updates its own slice and keeps moments for it alone. Every span it takes or gives is then
@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "shmtrain/model/param_table.hpp"
+#include "shmtrain/optim/param_slot.hpp"
 #include "shmtrain/tensor/allocator.hpp"
 #include "shmtrain/tensor/bf16.hpp"
 
@@ -25,18 +25,18 @@ struct AdamWOptions {
 
 // The whole state of an AdamW over the arena, as a checkpoint holds it.
 struct AdamWState {
-  std::vector<float> exp_avg;     // table.count() floats
-  std::vector<float> exp_avg_sq;  // table.count() floats
+  std::vector<float> exp_avg;     // slots_end(slots) floats
+  std::vector<float> exp_avg_sq;  // slots_end(slots) floats
   std::int64_t step = 0;
 };
 
 class AdamW {
  public:
-  // The whole arena [0, table.count()).
-  AdamW(const ParamTable& table, AdamWOptions options, ArenaAllocator& allocator);
-  // Arena floats [begin, end); end may pass table.count() (the padded tail holds no parameter).
-  // The moments (end - begin floats each) come from `allocator`.
-  AdamW(const ParamTable& table, AdamWOptions options, ArenaAllocator& allocator, std::int64_t begin,
+  // The whole arena [0, slots_end(slots)).
+  AdamW(std::vector<ParamSlot> slots, AdamWOptions options, ArenaAllocator& allocator);
+  // Arena floats [begin, end); end may pass slots_end(slots) (the padded tail holds no
+  // parameter). The moments (end - begin floats each) come from `allocator`.
+  AdamW(std::vector<ParamSlot> slots, AdamWOptions options, ArenaAllocator& allocator, std::int64_t begin,
         std::int64_t end);
 
   // One update of the range's parameters at learning rate lr, from grads * grad_scale (the
@@ -57,7 +57,7 @@ class AdamW {
   void set_step_count(std::int64_t step) { step_ = step; }
 
  private:
-  const ParamTable& table_;
+  std::vector<ParamSlot> slots_;
   AdamWOptions options_;
   std::int64_t begin_;
   std::int64_t end_;

@@ -1,20 +1,21 @@
-#include "shmtrain/io/hf_config.hpp"
+#include "shmtrain/model/hf_config.hpp"
 
 #include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "../architectures/architecture.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/atomic_file.hpp"
 
-namespace shmtrain::io {
+namespace shmtrain {
 
 std::string hf_config_to_json(const BertConfig& config, std::string_view transformers_version) {
   using Json = nlohmann::ordered_json;
   // transformers writes json.dumps(..., indent=2, sort_keys=True): the std::map sorts the
   // top-level keys; id2label keeps numeric id order, as Python sorts its integer keys.
-  std::map<std::string, Json> fields;
+  ConfigFields fields;
   fields["architectures"] = config.architectures;
   fields["model_type"] = config.model_type;
   fields["initializer_range"] = config.initializer_range;
@@ -22,32 +23,16 @@ std::string hf_config_to_json(const BertConfig& config, std::string_view transfo
   fields["pad_token_id"] = config.pad_token_id;
   fields["torch_dtype"] = "float32";  // shmtrain's checkpoints are F32
   fields["vocab_size"] = config.vocab_size;
-  if (config.is_distilbert()) {
-    // DistilBertConfig's names; LayerNorm eps (1e-12) and the absent token types are implied.
-    fields["activation"] = config.hidden_act;
-    fields["attention_dropout"] = config.attention_probs_dropout_prob;
-    fields["dim"] = config.hidden_size;
-    fields["dropout"] = config.hidden_dropout_prob;
-    fields["hidden_dim"] = config.intermediate_size;
-    fields["n_heads"] = config.num_attention_heads;
-    fields["n_layers"] = config.num_hidden_layers;
-    fields["qa_dropout"] = config.qa_dropout;
-    fields["seq_classif_dropout"] = config.seq_classif_dropout;
-    fields["sinusoidal_pos_embds"] = false;
-  } else {
-    fields["attention_probs_dropout_prob"] = config.attention_probs_dropout_prob;
-    fields["classifier_dropout"] = nullptr;  // shmtrain's head uses hidden_dropout_prob
-    fields["hidden_act"] = config.hidden_act;
-    fields["hidden_dropout_prob"] = config.hidden_dropout_prob;
-    fields["hidden_size"] = config.hidden_size;
-    fields["intermediate_size"] = config.intermediate_size;
-    fields["layer_norm_eps"] = config.layer_norm_eps;
-    fields["num_attention_heads"] = config.num_attention_heads;
-    fields["num_hidden_layers"] = config.num_hidden_layers;
-    fields["position_embedding_type"] = config.position_embedding_type;
-    fields["type_vocab_size"] = config.type_vocab_size;
-    fields["use_cache"] = true;  // BertConfig's default; decoder-only, irrelevant to training
-  }
+  const Architecture& arch = architecture_of(config);
+  const ConfigKeys& k = arch.keys;
+  fields[k.hidden_act] = config.hidden_act;
+  fields[k.attention_probs_dropout_prob] = config.attention_probs_dropout_prob;
+  fields[k.hidden_size] = config.hidden_size;
+  fields[k.hidden_dropout_prob] = config.hidden_dropout_prob;
+  fields[k.intermediate_size] = config.intermediate_size;
+  fields[k.num_attention_heads] = config.num_attention_heads;
+  fields[k.num_hidden_layers] = config.num_hidden_layers;
+  arch.write_config(config, fields);
   if (!config.problem_type.empty()) fields["problem_type"] = config.problem_type;
   if (!transformers_version.empty()) fields["transformers_version"] = std::string(transformers_version);
 
@@ -71,7 +56,7 @@ std::string hf_config_to_json(const BertConfig& config, std::string_view transfo
 void write_hf_config(const std::filesystem::path& path, const BertConfig& config,
                      std::string_view transformers_version) {
   config.validate(path.string());
-  write_file_atomically(path, hf_config_to_json(config, transformers_version));
+  io::write_file_atomically(path, hf_config_to_json(config, transformers_version));
 }
 
-}  // namespace shmtrain::io
+}  // namespace shmtrain

@@ -1,4 +1,4 @@
-#include "shmtrain/io/tokenizer_writer.hpp"
+#include "shmtrain/text/tokenizer_writer.hpp"
 
 #include <string>
 
@@ -6,16 +6,16 @@
 
 #include "shmtrain/io/atomic_file.hpp"
 
-namespace shmtrain::io {
+namespace shmtrain::text {
 
-void write_tokenizer_files(const std::filesystem::path& folder, const text::TokenizerSpec& spec,
+void write_tokenizer_files(const std::filesystem::path& folder, const TokenizerSpec& spec,
                            std::size_t model_max_length) {
   std::string vocab;
   for (std::size_t id = 0; id < spec.vocab->size(); ++id) {
     vocab += spec.vocab->token(static_cast<std::int32_t>(id));
     vocab += '\n';
   }
-  write_file_atomically(folder / "vocab.txt", vocab);
+  io::write_file_atomically(folder / "vocab.txt", vocab);
 
   // Keys as transformers 4.x writes them for BertTokenizer; strip_accents null means "follow
   // do_lower_case", which is what an unset NormalizerOptions::strip_accents means too.
@@ -38,7 +38,7 @@ void write_tokenizer_files(const std::filesystem::path& folder, const text::Toke
   config["tokenizer_class"] = "BertTokenizer";
   config["unk_token"] = spec.special.unk;
   if (!spec.special.extra.empty()) config["additional_special_tokens"] = spec.special.extra;
-  write_file_atomically(folder / "tokenizer_config.json", config.dump(2) + "\n");
+  io::write_file_atomically(folder / "tokenizer_config.json", config.dump(2) + "\n");
 
   nlohmann::ordered_json special;
   special["cls_token"] = spec.special.cls;
@@ -47,7 +47,7 @@ void write_tokenizer_files(const std::filesystem::path& folder, const text::Toke
   special["sep_token"] = spec.special.sep;
   special["unk_token"] = spec.special.unk;
   if (!spec.special.extra.empty()) special["additional_special_tokens"] = spec.special.extra;
-  write_file_atomically(folder / "special_tokens_map.json", special.dump(2) + "\n");
+  io::write_file_atomically(folder / "special_tokens_map.json", special.dump(2) + "\n");
 }
 
-}  // namespace shmtrain::io
+}  // namespace shmtrain::text

@@ -1,22 +1,23 @@
-#include "shmtrain/io/model_weights.hpp"
+#include "shmtrain/model/model_weights.hpp"
 
 #include <fmt/format.h>
 
 #include <set>
 
+#include "architectures/architecture.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/safetensors.hpp"
 #include "shmtrain/model/init.hpp"
 
-namespace shmtrain::io {
+namespace shmtrain {
 namespace {
 
 // The names a checkpoint may use for the table's `name`, in order of preference.
-std::vector<std::string> candidate_names(const std::string& name) {
+// A base-model checkpoint (BertModel, DistilBertModel) names the encoder's tensors without the
+// family's prefix; old checkpoints call LayerNorm's weight and bias gamma and beta.
+std::vector<std::string> candidate_names(const std::string& name, std::string_view base_prefix) {
   std::vector<std::string> names = {name};
-  for (const std::string_view prefix : {"bert.", "distilbert."}) {
-    if (name.starts_with(prefix)) names.push_back(name.substr(prefix.size()));
-  }
+  if (name.starts_with(base_prefix)) names.push_back(name.substr(base_prefix.size()));
   const std::size_t n = names.size();
   for (std::size_t i = 0; i < n; ++i) {
     const std::string s = names[i];  // a copy: push_back below may reallocate
@@ -29,27 +30,29 @@ std::vector<std::string> candidate_names(const std::string& name) {
 
 // The task heads' tensors, which a base or pre-training checkpoint lacks. BERT's pooler is
 // part of BertModel (its checkpoints have it); DistilBERT's pre_classifier is the head's.
-bool is_head(const std::string& name) {
-  return name.starts_with("classifier.") || name.starts_with("pre_classifier.") || name.starts_with("qa_outputs.");
+bool is_head(const std::string& name, const Architecture& arch) {
+  if (name.starts_with("classifier.") || name.starts_with("qa_outputs.")) return true;
+  return arch.pooler_is_head && name.starts_with(std::string(arch.pooler) + ".");
 }
 
 }  // namespace
 
 WeightsLoadReport load_model_weights(const std::filesystem::path& path, const ParamTable& table,
                                      std::span<float> params, const BertConfig& config, std::uint64_t init_seed) {
-  const SafetensorsReader reader(path);
+  const io::SafetensorsReader reader(path);
+  const Architecture& arch = architecture_of(config);
   WeightsLoadReport report;
   std::set<std::string> used;
   for (const ParamEntry& entry : table.entries()) {
-    const TensorInfo* info = nullptr;
-    for (const std::string& candidate : candidate_names(entry.name)) {
+    const io::TensorInfo* info = nullptr;
+    for (const std::string& candidate : candidate_names(entry.name, arch.base_prefix)) {
       info = reader.find(candidate);
       if (info != nullptr) break;
     }
     if (info == nullptr) {
-      if (!is_head(entry.name)) {
+      if (!is_head(entry.name, arch)) {
         fail_input("{}: tensor '{}' is missing; is this a {} checkpoint of the same architecture as config.json?",
-                   path.string(), entry.name, config.is_distilbert() ? "DistilBERT" : "BERT");
+                   path.string(), entry.name, arch.display_name);
       }
       init_parameter(entry, params, config, init_seed);
       report.initialized.push_back(entry.name);
@@ -57,24 +60,24 @@ WeightsLoadReport load_model_weights(const std::filesystem::path& path, const Pa
     }
     if (info->shape != entry.shape) {
       fail_input("{}: tensor '{}' has shape {} but config.json implies {}", path.string(), info->name,
-                 format_shape(info->shape), format_shape(entry.shape));
+                 io::format_shape(info->shape), io::format_shape(entry.shape));
     }
     reader.load(info->name, params.subspan(static_cast<std::size_t>(entry.offset), static_cast<std::size_t>(entry.size)));
     used.insert(info->name);
   }
-  for (const TensorInfo& t : reader.tensors()) {
+  for (const io::TensorInfo& t : reader.tensors()) {
     if (!used.contains(t.name)) report.unused.push_back(t.name);
   }
   return report;
 }
 
 void save_model_weights(const std::filesystem::path& path, const ParamTable& table, std::span<const float> params) {
-  std::vector<TensorToWrite> tensors;
+  std::vector<io::TensorToWrite> tensors;
   tensors.reserve(table.entries().size());
   for (const ParamEntry& e : table.entries()) {
     tensors.push_back({e.name, e.shape, params.subspan(static_cast<std::size_t>(e.offset), static_cast<std::size_t>(e.size))});
   }
-  write_safetensors(path, tensors);
+  io::write_safetensors(path, tensors);
 }
 
-}  // namespace shmtrain::io
+}  // namespace shmtrain

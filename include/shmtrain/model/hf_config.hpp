@@ -9,7 +9,7 @@
 
 #include "shmtrain/model/bert_config.hpp"
 
-namespace shmtrain::io {
+namespace shmtrain {
 
 // Reads config.json. Rules:
 //   - keys shmtrain does not use are ignored (hub configs carry many); absent keys take
@@ -20,13 +20,12 @@ namespace shmtrain::io {
 //     present, must be its inverse; without id2label, label2id or num_labels gives the labels
 //     (num_labels n -> "LABEL_0".."LABEL_<n-1>", as transformers does); num_labels beside
 //     id2label must agree with it;
-//   - model_type, when present, must be "bert" or "distilbert"; a DistilBERT config is read
-//     from DistilBertConfig's keys (dim, n_layers, n_heads, hidden_dim, activation, dropout,
-//     attention_dropout, seq_classif_dropout, qa_dropout, ...; model/bert_config.hpp) with its
-//     defaults, and sinusoidal_pos_embds true is refused (not implemented);
-//   - BERT: classifier_dropout must be null or equal to hidden_dropout_prob (shmtrain's head
-//     uses hidden_dropout_prob, and silently training with another rate than the config says
-//     would be wrong);
+//   - model_type, when present, must name a family shmtrain trains ("bert", "distilbert");
+//     the family's file in src/model/architectures/ gives its keys and defaults (DistilBERT:
+//     dim, n_layers, n_heads, hidden_dim, activation, dropout, attention_dropout,
+//     seq_classif_dropout, qa_dropout, and sinusoidal_pos_embds true is refused; BERT:
+//     classifier_dropout must be null or equal to hidden_dropout_prob, since shmtrain's head
+//     uses hidden_dropout_prob and silently training with another rate would be wrong);
 //   - problem_type: null, "regression", "single_label_classification" or
 //     "multi_label_classification" (as transformers checks);
 // then BertConfig::validate. Throws InputError "<path>: ..." when the file is missing or
@@ -46,4 +45,4 @@ std::string hf_config_to_json(const BertConfig& config, std::string_view transfo
 void write_hf_config(const std::filesystem::path& path, const BertConfig& config,
                      std::string_view transformers_version = {});
 
-}  // namespace shmtrain::io
+}  // namespace shmtrain

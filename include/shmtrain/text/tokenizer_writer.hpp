@@ -8,10 +8,10 @@
 
 #include "shmtrain/text/tokenizer_files.hpp"
 
-namespace shmtrain::io {
+namespace shmtrain::text {
 
 // model_max_length: the max_position_embeddings the model was trained with.
-void write_tokenizer_files(const std::filesystem::path& folder, const text::TokenizerSpec& spec,
+void write_tokenizer_files(const std::filesystem::path& folder, const TokenizerSpec& spec,
                            std::size_t model_max_length);
 
-}  // namespace shmtrain::io
+}  // namespace shmtrain::text

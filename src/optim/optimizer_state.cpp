@@ -1,4 +1,4 @@
-#include "shmtrain/io/optimizer_state.hpp"
+#include "shmtrain/optim/optimizer_state.hpp"
 
 #include <charconv>
 #include <map>
@@ -8,38 +8,38 @@
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/safetensors.hpp"
 
-namespace shmtrain::io {
+namespace shmtrain {
 namespace {
 
 constexpr const char* kStepKey = "step";
 
 }  // namespace
 
-void save_optimizer_state(const std::filesystem::path& path, const ParamTable& table, std::span<const float> exp_avg,
+void save_optimizer_state(const std::filesystem::path& path, std::span<const ParamSlot> slots, std::span<const float> exp_avg,
                           std::span<const float> exp_avg_sq, std::int64_t step) {
-  std::vector<TensorToWrite> tensors;
-  tensors.reserve(2 * table.entries().size());
+  std::vector<io::TensorToWrite> tensors;
+  tensors.reserve(2 * slots.size());
   for (const char* moment : {"exp_avg", "exp_avg_sq"}) {
     const std::span<const float> arena = std::string_view(moment) == "exp_avg" ? exp_avg : exp_avg_sq;
-    for (const ParamEntry& entry : table.entries()) {
+    for (const ParamSlot& entry : slots) {
       tensors.push_back({std::string(moment) + "." + entry.name, entry.shape,
                          arena.subspan(static_cast<std::size_t>(entry.offset), static_cast<std::size_t>(entry.size))});
     }
   }
-  write_safetensors(path, tensors, {{"format", "shmtrain-adamw"}, {kStepKey, std::to_string(step)}});
+  io::write_safetensors(path, tensors, {{"format", "shmtrain-adamw"}, {kStepKey, std::to_string(step)}});
 }
 
-std::int64_t load_optimizer_state(const std::filesystem::path& path, const ParamTable& table,
+std::int64_t load_optimizer_state(const std::filesystem::path& path, std::span<const ParamSlot> slots,
                                   std::span<float> exp_avg, std::span<float> exp_avg_sq) {
-  const SafetensorsReader reader(path);
+  const io::SafetensorsReader reader(path);
   for (const char* moment : {"exp_avg", "exp_avg_sq"}) {
     const std::span<float> arena = std::string_view(moment) == "exp_avg" ? exp_avg : exp_avg_sq;
-    for (const ParamEntry& entry : table.entries()) {
+    for (const ParamSlot& entry : slots) {
       const std::string name = std::string(moment) + "." + entry.name;
-      const TensorInfo& info = reader.info(name);
+      const io::TensorInfo& info = reader.info(name);
       if (info.shape != entry.shape) {
-        fail_input("{}: tensor {} has shape {}, the model needs {}", path.string(), name, format_shape(info.shape),
-                   format_shape(entry.shape));
+        fail_input("{}: tensor {} has shape {}, the model needs {}", path.string(), name, io::format_shape(info.shape),
+                   io::format_shape(entry.shape));
       }
       reader.load(name, arena.subspan(static_cast<std::size_t>(entry.offset), static_cast<std::size_t>(entry.size)));
     }
@@ -55,4 +55,4 @@ std::int64_t load_optimizer_state(const std::filesystem::path& path, const Param
   return step;
 }
 
-}  // namespace shmtrain::io
+}  // namespace shmtrain

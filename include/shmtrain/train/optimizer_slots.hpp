@@ -1,0 +1,13 @@
+#pragma once
+// The model's parameter table as the optimizer sees it: one slot per parameter, with its
+// name, shape, place in the arena and the Trainer's weight-decay rule.
+#include <vector>
+
+#include "shmtrain/model/param_table.hpp"
+#include "shmtrain/optim/param_slot.hpp"
+
+namespace shmtrain::train {
+
+std::vector<ParamSlot> optimizer_slots(const ParamTable& table);
+
+}  // namespace shmtrain::train

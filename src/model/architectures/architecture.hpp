@@ -1,0 +1,95 @@
+#pragma once
+// Everything that differs between the model families shmtrain trains, one descriptor per
+// family in src/model/architectures/<family>.cpp: config.json's keys and defaults, the
+// parameter names of the embeddings, the encoder layers and the heads (Hugging Face's
+// state_dict keys), and the few choices the forward pass makes per family. The rest of model/
+// asks the descriptor; no other code compares model_type. A new family is one new file here,
+// a line in architectures.cpp, and the kernels it needs.
+#include <map>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "shmtrain/model/bert_config.hpp"
+
+namespace shmtrain {
+
+class ConfigObject;  // config/config_object.hpp
+// config.json's top-level keys as the writer collects them (sorted, as transformers writes).
+using ConfigFields = std::map<std::string, nlohmann::ordered_json>;
+
+// The config.json names of the hyper-parameters every family has. BertConfig's fields carry
+// BERT's names; DistilBERT spells the same quantities dim, n_layers, ...
+struct ConfigKeys {
+  const char* hidden_size;
+  const char* num_hidden_layers;
+  const char* num_attention_heads;
+  const char* intermediate_size;
+  const char* hidden_act;
+  const char* hidden_dropout_prob;
+  const char* attention_probs_dropout_prob;
+};
+
+// One encoder layer's parameter names after its prefix, in the table's order. The Q/K/V
+// weights are adjacent (then the three biases): together the (3H, H) weight and (3H) bias of
+// one fused Q/K/V linear.
+struct LayerNames {
+  const char* query_w;
+  const char* key_w;
+  const char* value_w;
+  const char* query_b;
+  const char* key_b;
+  const char* value_b;
+  const char* attn_out_w;
+  const char* attn_out_b;
+  const char* ln1_w;
+  const char* ln1_b;
+  const char* inter_w;
+  const char* inter_b;
+  const char* out_w;
+  const char* out_b;
+  const char* ln2_w;
+  const char* ln2_b;
+};
+
+struct Architecture {
+  const char* model_type;    // config.json's model_type: "bert"
+  const char* class_prefix;  // transformers' classes are <class_prefix>For<Head>: "Bert"
+  const char* display_name;  // in messages: "BERT"
+  const char* base_prefix;   // the encoder's state_dict prefix: "bert."
+  const char* layer_prefix;  // an encoder layer's, with {} for its index: "bert.encoder.layer.{}."
+  LayerNames layer;
+
+  // Sequence classification: the dense layer between the first token and the classifier
+  // ("bert.pooler.dense", DistilBERT's "pre_classifier"), whether it belongs to the head
+  // (a base checkpoint lacks it and it is initialised) or to the encoder (BERT's pooler), and
+  // its activation.
+  const char* pooler;
+  bool pooler_is_head;
+  bool pooler_relu;  // ReLU (DistilBERT) or tanh (BERT)
+  // The dropout rate before the classifier, and before qa_outputs (nullptr: none).
+  double BertConfig::* classifier_dropout;
+  double BertConfig::* qa_dropout;
+  // BERT drops the attention block's output before its residual; DistilBERT does not.
+  bool attention_output_dropout;
+
+  ConfigKeys keys;
+  // transformers' defaults where they differ from BertConfig's initialisers.
+  void (*set_defaults)(BertConfig& config);
+  // The family's own keys, read after the common ones; throws through config.fail.
+  void (*read_config)(const ConfigObject& config, BertConfig& out);
+  // The family's own keys as save_pretrained writes them.
+  void (*write_config)(const BertConfig& config, ConfigFields& fields);
+  // Checks of the family's own values; throws InputError "<source>: ...".
+  void (*validate)(const BertConfig& config, const std::string& source);
+};
+
+// nullptr for a model_type shmtrain does not train.
+const Architecture* find_architecture(std::string_view model_type);
+// The descriptor of config.model_type. REQUIRES: a known model_type (validate() checks it).
+const Architecture& architecture_of(const BertConfig& config);
+// The families shmtrain trains, for messages: BERT ("bert") and DistilBERT ("distilbert").
+std::string supported_model_types();
+
+}  // namespace shmtrain

@@ -1,0 +1,45 @@
+#include "architecture.hpp"
+
+#include <array>
+
+#include <fmt/format.h>
+
+#include "shmtrain/common/error.hpp"
+
+namespace shmtrain {
+
+const Architecture& bert_architecture();        // bert.cpp
+const Architecture& distilbert_architecture();  // distilbert.cpp
+
+namespace {
+
+std::array<const Architecture*, 2> all_architectures() {
+  return {&bert_architecture(), &distilbert_architecture()};
+}
+
+}  // namespace
+
+const Architecture* find_architecture(std::string_view model_type) {
+  for (const Architecture* a : all_architectures()) {
+    if (model_type == a->model_type) return a;
+  }
+  return nullptr;
+}
+
+const Architecture& architecture_of(const BertConfig& config) {
+  const Architecture* a = find_architecture(config.model_type);
+  if (a == nullptr) throw Error(fmt::format("model_type '{}' has no architecture", config.model_type));
+  return *a;
+}
+
+std::string supported_model_types() {
+  std::string text;
+  const auto all = all_architectures();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i > 0) text += i + 1 == all.size() ? " and " : ", ";
+    text += fmt::format("{} (\"{}\")", all[i]->display_name, all[i]->model_type);
+  }
+  return text;
+}
+
+}  // namespace shmtrain

@@ -1,0 +1,87 @@
+// BERT (transformers' BertConfig, BertModel, BertForSequenceClassification,
+// BertForQuestionAnswering).
+#include "architecture.hpp"
+
+#include "../config/config_object.hpp"
+#include "shmtrain/common/error.hpp"
+
+namespace shmtrain {
+namespace {
+
+void read_bert_config(const ConfigObject& config, BertConfig& out) {
+  config.read("type_vocab_size", out.type_vocab_size);
+  config.read("layer_norm_eps", out.layer_norm_eps);
+  config.read("position_embedding_type", out.position_embedding_type);
+  if (config.non_null("classifier_dropout") != nullptr) {
+    double classifier_dropout = 0;
+    config.read("classifier_dropout", classifier_dropout);
+    if (classifier_dropout != out.hidden_dropout_prob) {
+      config.fail(
+          "classifier_dropout",
+          "{} differs from hidden_dropout_prob {}; shmtrain's classifier uses hidden_dropout_prob, so set "
+          "classifier_dropout to null or to the same value",
+          classifier_dropout, out.hidden_dropout_prob);
+    }
+  }
+}
+
+void write_bert_config(const BertConfig& config, ConfigFields& fields) {
+  fields["classifier_dropout"] = nullptr;  // shmtrain's head uses hidden_dropout_prob
+  fields["layer_norm_eps"] = config.layer_norm_eps;
+  fields["position_embedding_type"] = config.position_embedding_type;
+  fields["type_vocab_size"] = config.type_vocab_size;
+  fields["use_cache"] = true;  // BertConfig's default; decoder-only, irrelevant to training
+}
+
+void validate_bert(const BertConfig& config, const std::string& source) {
+  if (config.type_vocab_size <= 0) {
+    fail_input("{}: type_vocab_size must be positive, got {}", source, config.type_vocab_size);
+  }
+}
+
+}  // namespace
+
+const Architecture& bert_architecture() {
+  static const Architecture bert{
+      .model_type = "bert",
+      .class_prefix = "Bert",
+      .display_name = "BERT",
+      .base_prefix = "bert.",
+      .layer_prefix = "bert.encoder.layer.{}.",
+      .layer = {.query_w = "attention.self.query.weight",
+                .key_w = "attention.self.key.weight",
+                .value_w = "attention.self.value.weight",
+                .query_b = "attention.self.query.bias",
+                .key_b = "attention.self.key.bias",
+                .value_b = "attention.self.value.bias",
+                .attn_out_w = "attention.output.dense.weight",
+                .attn_out_b = "attention.output.dense.bias",
+                .ln1_w = "attention.output.LayerNorm.weight",
+                .ln1_b = "attention.output.LayerNorm.bias",
+                .inter_w = "intermediate.dense.weight",
+                .inter_b = "intermediate.dense.bias",
+                .out_w = "output.dense.weight",
+                .out_b = "output.dense.bias",
+                .ln2_w = "output.LayerNorm.weight",
+                .ln2_b = "output.LayerNorm.bias"},
+      .pooler = "bert.pooler.dense",
+      .pooler_is_head = false,  // part of BertModel: BERT checkpoints carry it
+      .pooler_relu = false,
+      .classifier_dropout = &BertConfig::hidden_dropout_prob,
+      .qa_dropout = nullptr,  // BertForQuestionAnswering has no dropout before qa_outputs
+      .attention_output_dropout = true,
+      .keys = {.hidden_size = "hidden_size",
+               .num_hidden_layers = "num_hidden_layers",
+               .num_attention_heads = "num_attention_heads",
+               .intermediate_size = "intermediate_size",
+               .hidden_act = "hidden_act",
+               .hidden_dropout_prob = "hidden_dropout_prob",
+               .attention_probs_dropout_prob = "attention_probs_dropout_prob"},
+      .set_defaults = [](BertConfig&) {},  // BertConfig's initialisers are BERT's defaults
+      .read_config = read_bert_config,
+      .write_config = write_bert_config,
+      .validate = validate_bert};
+  return bert;
+}
+
+}  // namespace shmtrain

@@ -1,0 +1,91 @@
+// DistilBERT (transformers' DistilBertConfig, DistilBertModel,
+// DistilBertForSequenceClassification, DistilBertForQuestionAnswering). The same encoder as
+// BERT's with other names, no token types, no dropout on the attention output, a ReLU
+// pre_classifier of the head's own and dropouts before both heads.
+#include "architecture.hpp"
+
+#include "../config/config_object.hpp"
+#include "shmtrain/common/error.hpp"
+
+namespace shmtrain {
+namespace {
+
+// DistilBertConfig's defaults (distilbert-base: 6 layers). LayerNorm eps is fixed at 1e-12 in
+// DistilBERT's modules; it has no token types.
+void set_distilbert_defaults(BertConfig& config) {
+  config.architectures = {"DistilBertForSequenceClassification"};
+  config.num_hidden_layers = 6;
+  config.type_vocab_size = 0;
+  config.layer_norm_eps = 1e-12;
+}
+
+void read_distilbert_config(const ConfigObject& config, BertConfig& out) {
+  config.read("seq_classif_dropout", out.seq_classif_dropout);
+  config.read("qa_dropout", out.qa_dropout);
+  bool sinusoidal = false;
+  config.read("sinusoidal_pos_embds", sinusoidal);
+  if (sinusoidal) {
+    config.fail("sinusoidal_pos_embds",
+                "is true: shmtrain implements learned position embeddings only (false, as distilbert-base-*)");
+  }
+}
+
+void write_distilbert_config(const BertConfig& config, ConfigFields& fields) {
+  // LayerNorm eps (1e-12) and the absent token types are implied by the model type.
+  fields["qa_dropout"] = config.qa_dropout;
+  fields["seq_classif_dropout"] = config.seq_classif_dropout;
+  fields["sinusoidal_pos_embds"] = false;
+}
+
+void validate_distilbert(const BertConfig& config, const std::string& source) {
+  if (config.type_vocab_size != 0) {
+    fail_input("{}: DistilBERT has no token type embeddings (type_vocab_size 0)", source);
+  }
+}
+
+}  // namespace
+
+const Architecture& distilbert_architecture() {
+  static const Architecture distilbert{
+      .model_type = "distilbert",
+      .class_prefix = "DistilBert",
+      .display_name = "DistilBERT",
+      .base_prefix = "distilbert.",
+      .layer_prefix = "distilbert.transformer.layer.{}.",
+      .layer = {.query_w = "attention.q_lin.weight",
+                .key_w = "attention.k_lin.weight",
+                .value_w = "attention.v_lin.weight",
+                .query_b = "attention.q_lin.bias",
+                .key_b = "attention.k_lin.bias",
+                .value_b = "attention.v_lin.bias",
+                .attn_out_w = "attention.out_lin.weight",
+                .attn_out_b = "attention.out_lin.bias",
+                .ln1_w = "sa_layer_norm.weight",
+                .ln1_b = "sa_layer_norm.bias",
+                .inter_w = "ffn.lin1.weight",
+                .inter_b = "ffn.lin1.bias",
+                .out_w = "ffn.lin2.weight",
+                .out_b = "ffn.lin2.bias",
+                .ln2_w = "output_layer_norm.weight",
+                .ln2_b = "output_layer_norm.bias"},
+      .pooler = "pre_classifier",
+      .pooler_is_head = true,
+      .pooler_relu = true,
+      .classifier_dropout = &BertConfig::seq_classif_dropout,
+      .qa_dropout = &BertConfig::qa_dropout,
+      .attention_output_dropout = false,
+      .keys = {.hidden_size = "dim",
+               .num_hidden_layers = "n_layers",
+               .num_attention_heads = "n_heads",
+               .intermediate_size = "hidden_dim",
+               .hidden_act = "activation",
+               .hidden_dropout_prob = "dropout",
+               .attention_probs_dropout_prob = "attention_dropout"},
+      .set_defaults = set_distilbert_defaults,
+      .read_config = read_distilbert_config,
+      .write_config = write_distilbert_config,
+      .validate = validate_distilbert};
+  return distilbert;
+}
+
+}  // namespace shmtrain
