@@ -35,25 +35,28 @@ Backbone::Backbone(const BertConfig& config, const ParamTable& table, std::span<
   for (std::int64_t l = 0; l < config.num_hidden_layers; ++l) {
     layer_weights_.push_back(layer_params(params, l));
     layer_grads_.push_back(layer_params(grads, l));
-    layer_begin_.push_back(table.at(fmt::format(fmt::runtime(arch.layer_prefix), l) + arch.layer.query_w).offset);
+    layer_begin_.push_back(
+        table.at(fmt::format(fmt::runtime(arch.layer_prefix), l) + arch.layer.query + ".weight").offset);
   }
 }
 
 LayerParams Backbone::layer_params(std::span<float> arena, std::int64_t layer) const {
   const Architecture& arch = architecture_of(config_);
-  const LayerNames& n = arch.layer;
+  const LayerModules& m = arch.layer;
   const std::string p = fmt::format(fmt::runtime(arch.layer_prefix), layer);
-  auto at = [&](const char* name) { return arena.data() + table_.at(p + name).offset; };
+  auto w = [&](const char* module) { return arena.data() + table_.at(p + module + ".weight").offset; };
+  auto b = [&](const char* module) { return arena.data() + table_.at(p + module + ".bias").offset; };
   // The Q/K/V weights and biases are adjacent: query's pointer is the fused linear's.
-  return {at(n.query_w), at(n.query_b),   at(n.attn_out_w), at(n.attn_out_b), at(n.ln1_w), at(n.ln1_b),
-          at(n.inter_w), at(n.inter_b), at(n.out_w),      at(n.out_b),      at(n.ln2_w), at(n.ln2_b)};
+  return {w(m.query),          b(m.query),          w(m.attention_output), b(m.attention_output),
+          w(m.attention_norm), b(m.attention_norm), w(m.intermediate),     b(m.intermediate),
+          w(m.output),         b(m.output),         w(m.output_norm),      b(m.output_norm)};
 }
 
 void Backbone::set_bf16_weights(std::span<const bf16> weights16) {
   uses_bf16_ = !weights16.empty();
   if (uses_bf16_ && static_cast<std::int64_t>(weights16.size()) < table_.count()) {
-    throw Error(
-        fmt::format("bf16 weight arena holds {} values; the model needs {}", weights16.size(), table_.count()));
+    throw Error(fmt::format("bf16 weight arena holds {} values; the model needs {}", weights16.size(),
+                            table_.count()));
   }
   for (LayerParams& w : layer_weights_) {
     if (!uses_bf16_) {

@@ -12,7 +12,8 @@ constexpr int kMaxWorkers = 64;
 }  // namespace
 
 bool is_layer_norm_parameter(std::string_view name) {
-  return name.find("LayerNorm") != std::string_view::npos || name.find("layer_norm.") != std::string_view::npos;
+  return name.find("LayerNorm") != std::string_view::npos ||
+         name.find("layer_norm.") != std::string_view::npos;
 }
 
 bool hf_decays(std::string_view name) { return !name.ends_with("bias") && !is_layer_norm_parameter(name); }
@@ -37,25 +38,24 @@ ParamTable ParamTable::for_model(const BertConfig& c) {
   if (c.has_token_types()) t.add(embeddings + "token_type_embeddings.weight", {c.type_vocab_size, h});
   t.add(embeddings + "LayerNorm.weight", {h});
   t.add(embeddings + "LayerNorm.bias", {h});
-  const LayerNames& n = arch.layer;
+  const LayerModules& m = arch.layer;
   for (std::int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const std::string p = fmt::format(fmt::runtime(arch.layer_prefix), l);
-    t.add(p + n.query_w, {h, h});
-    t.add(p + n.key_w, {h, h}, false);
-    t.add(p + n.value_w, {h, h}, false);
-    t.add(p + n.query_b, {h});
-    t.add(p + n.key_b, {h}, false);
-    t.add(p + n.value_b, {h}, false);
-    t.add(p + n.attn_out_w, {h, h});
-    t.add(p + n.attn_out_b, {h});
-    t.add(p + n.ln1_w, {h});
-    t.add(p + n.ln1_b, {h});
-    t.add(p + n.inter_w, {inter, h});
-    t.add(p + n.inter_b, {inter});
-    t.add(p + n.out_w, {h, inter});
-    t.add(p + n.out_b, {h});
-    t.add(p + n.ln2_w, {h});
-    t.add(p + n.ln2_b, {h});
+    auto add_linear = [&](const char* module, std::vector<std::int64_t> shape) {
+      t.add(p + module + ".weight", shape);
+      t.add(p + module + ".bias", {shape[0]});
+    };
+    t.add(p + m.query + ".weight", {h, h});
+    t.add(p + m.key + ".weight", {h, h}, false);
+    t.add(p + m.value + ".weight", {h, h}, false);
+    t.add(p + m.query + ".bias", {h});
+    t.add(p + m.key + ".bias", {h}, false);
+    t.add(p + m.value + ".bias", {h}, false);
+    add_linear(m.attention_output, {h, h});
+    add_linear(m.attention_norm, {h});
+    add_linear(m.intermediate, {inter, h});
+    add_linear(m.output, {h, inter});
+    add_linear(m.output_norm, {h});
   }
   if (c.head == ModelHead::kQuestionAnswering) {
     t.add("qa_outputs.weight", {c.num_labels(), h});
@@ -90,7 +90,8 @@ const ParamEntry& ParamTable::at(std::string_view name) const {
 
 std::int64_t ParamTable::padded_count(int world_size) const {
   if (world_size < 1 || world_size > kMaxWorkers) {
-    throw InputError(fmt::format("{} workers: shmtrain supports 1 to {} workers per job", world_size, kMaxWorkers));
+    throw InputError(
+        fmt::format("{} workers: shmtrain supports 1 to {} workers per job", world_size, kMaxWorkers));
   }
   const std::int64_t granule = kAlignFloats * world_size;
   return (count_ + granule - 1) / granule * granule;

@@ -5,17 +5,17 @@
 
 #include <fmt/format.h>
 
+#include "adamw_update.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/tensor/parallel.hpp"
-#include "adamw_update.hpp"
 
 namespace shmtrain {
 
 AdamW::AdamW(std::vector<ParamSlot> slots, AdamWOptions options, ArenaAllocator& allocator)
     : AdamW(slots, options, allocator, 0, slots_end(slots)) {}
 
-AdamW::AdamW(std::vector<ParamSlot> slots, AdamWOptions options, ArenaAllocator& allocator, std::int64_t begin,
-             std::int64_t end)
+AdamW::AdamW(std::vector<ParamSlot> slots, AdamWOptions options, ArenaAllocator& allocator,
+             std::int64_t begin, std::int64_t end)
     : slots_(std::move(slots)),
       options_(options),
       begin_(begin),
@@ -29,8 +29,10 @@ void AdamW::step(std::span<float> params, std::span<const float> grads, float lr
                  float grad_scale) {
   ++step_;
   // torch computes the corrections in Python floats (double) and passes them on as scalars.
-  const double bias_correction1 = 1.0 - std::pow(static_cast<double>(options_.beta1), static_cast<double>(step_));
-  const double bias_correction2 = 1.0 - std::pow(static_cast<double>(options_.beta2), static_cast<double>(step_));
+  const double bias_correction1 =
+      1.0 - std::pow(static_cast<double>(options_.beta1), static_cast<double>(step_));
+  const double bias_correction2 =
+      1.0 - std::pow(static_cast<double>(options_.beta2), static_cast<double>(step_));
   AdamWScalars k{.beta1 = options_.beta1,
                  .beta2 = options_.beta2,
                  .eps = options_.eps,

@@ -11,8 +11,9 @@
 
 namespace shmtrain {
 
-void save_optimizer_state(const std::filesystem::path& path, std::span<const ParamSlot> slots, std::span<const float> exp_avg,
-                          std::span<const float> exp_avg_sq, std::int64_t step);
+void save_optimizer_state(const std::filesystem::path& path, std::span<const ParamSlot> slots,
+                          std::span<const float> exp_avg, std::span<const float> exp_avg_sq,
+                          std::int64_t step);
 
 // Fills exp_avg / exp_avg_sq (laid out by `slots`) and returns the step count. Throws
 // InputError naming the file and the tensor when one is missing or has another shape.

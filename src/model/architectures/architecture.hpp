@@ -31,26 +31,18 @@ struct ConfigKeys {
   const char* attention_probs_dropout_prob;
 };
 
-// One encoder layer's parameter names after its prefix, in the table's order. The Q/K/V
-// weights are adjacent (then the three biases): together the (3H, H) weight and (3H) bias of
-// one fused Q/K/V linear.
-struct LayerNames {
-  const char* query_w;
-  const char* key_w;
-  const char* value_w;
-  const char* query_b;
-  const char* key_b;
-  const char* value_b;
-  const char* attn_out_w;
-  const char* attn_out_b;
-  const char* ln1_w;
-  const char* ln1_b;
-  const char* inter_w;
-  const char* inter_b;
-  const char* out_w;
-  const char* out_b;
-  const char* ln2_w;
-  const char* ln2_b;
+// One encoder layer's modules, named after the layer's prefix; each has a ".weight" and a
+// ".bias". The table lays out the Q/K/V weights adjacently, then their three biases: together
+// the (3H, H) weight and (3H) bias of one fused Q/K/V linear.
+struct LayerModules {
+  const char* query;
+  const char* key;
+  const char* value;
+  const char* attention_output;  // the dense layer after attention
+  const char* attention_norm;    // LayerNorm after the attention block's residual
+  const char* intermediate;      // the feed-forward's first linear (H -> intermediate)
+  const char* output;            // its second (intermediate -> H)
+  const char* output_norm;       // LayerNorm after the feed-forward's residual
 };
 
 struct Architecture {
@@ -59,7 +51,7 @@ struct Architecture {
   const char* display_name;  // in messages: "BERT"
   const char* base_prefix;   // the encoder's state_dict prefix: "bert."
   const char* layer_prefix;  // an encoder layer's, with {} for its index: "bert.encoder.layer.{}."
-  LayerNames layer;
+  LayerModules layer;
 
   // Sequence classification: the dense layer between the first token and the classifier
   // ("bert.pooler.dense", DistilBERT's "pre_classifier"), whether it belongs to the head
@@ -69,8 +61,8 @@ struct Architecture {
   bool pooler_is_head;
   bool pooler_relu;  // ReLU (DistilBERT) or tanh (BERT)
   // The dropout rate before the classifier, and before qa_outputs (nullptr: none).
-  double BertConfig::* classifier_dropout;
-  double BertConfig::* qa_dropout;
+  double BertConfig::*classifier_dropout;
+  double BertConfig::*qa_dropout;
   // BERT drops the attention block's output before its residual; DistilBERT does not.
   bool attention_output_dropout;
 

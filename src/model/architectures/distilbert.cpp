@@ -25,8 +25,9 @@ void read_distilbert_config(const ConfigObject& config, BertConfig& out) {
   bool sinusoidal = false;
   config.read("sinusoidal_pos_embds", sinusoidal);
   if (sinusoidal) {
-    config.fail("sinusoidal_pos_embds",
-                "is true: shmtrain implements learned position embeddings only (false, as distilbert-base-*)");
+    config.fail(
+        "sinusoidal_pos_embds",
+        "is true: shmtrain implements learned position embeddings only (false, as distilbert-base-*)");
   }
 }
 
@@ -52,35 +53,18 @@ const Architecture& distilbert_architecture() {
       .display_name = "DistilBERT",
       .base_prefix = "distilbert.",
       .layer_prefix = "distilbert.transformer.layer.{}.",
-      .layer = {.query_w = "attention.q_lin.weight",
-                .key_w = "attention.k_lin.weight",
-                .value_w = "attention.v_lin.weight",
-                .query_b = "attention.q_lin.bias",
-                .key_b = "attention.k_lin.bias",
-                .value_b = "attention.v_lin.bias",
-                .attn_out_w = "attention.out_lin.weight",
-                .attn_out_b = "attention.out_lin.bias",
-                .ln1_w = "sa_layer_norm.weight",
-                .ln1_b = "sa_layer_norm.bias",
-                .inter_w = "ffn.lin1.weight",
-                .inter_b = "ffn.lin1.bias",
-                .out_w = "ffn.lin2.weight",
-                .out_b = "ffn.lin2.bias",
-                .ln2_w = "output_layer_norm.weight",
-                .ln2_b = "output_layer_norm.bias"},
+      // query, key, value, attention_output, attention_norm, intermediate, output, output_norm
+      .layer = {"attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin", "sa_layer_norm",
+                "ffn.lin1", "ffn.lin2", "output_layer_norm"},
       .pooler = "pre_classifier",
       .pooler_is_head = true,
       .pooler_relu = true,
       .classifier_dropout = &BertConfig::seq_classif_dropout,
       .qa_dropout = &BertConfig::qa_dropout,
       .attention_output_dropout = false,
-      .keys = {.hidden_size = "dim",
-               .num_hidden_layers = "n_layers",
-               .num_attention_heads = "n_heads",
-               .intermediate_size = "hidden_dim",
-               .hidden_act = "activation",
-               .hidden_dropout_prob = "dropout",
-               .attention_probs_dropout_prob = "attention_dropout"},
+      // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, hidden_act,
+      // hidden_dropout_prob, attention_probs_dropout_prob
+      .keys = {"dim", "n_layers", "n_heads", "hidden_dim", "activation", "dropout", "attention_dropout"},
       .set_defaults = set_distilbert_defaults,
       .read_config = read_distilbert_config,
       .write_config = write_distilbert_config,

@@ -28,7 +28,8 @@ class ConfigObject {
 
   template <typename... Args>
   [[noreturn]] void fail(const char* key, fmt::format_string<Args...> format, Args&&... args) const {
-    throw InputError(fmt::format("{}: key '{}': ", source_, key) + fmt::format(format, std::forward<Args>(args)...));
+    throw InputError(fmt::format("{}: key '{}': ", source_, key) +
+                     fmt::format(format, std::forward<Args>(args)...));
   }
 
   void read(const char* key, std::int64_t& out) const;

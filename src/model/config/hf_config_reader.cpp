@@ -47,7 +47,8 @@ std::vector<std::string> read_id2label(const ConfigJson& value, const ConfigObje
     std::int64_t id = 0;
     if (!parse_label_id(id_text, id))
       config.fail(key, "'{}' is not a label id (a non-negative integer)", id_text);
-    if (!label.is_string()) config.fail(key, "label of id {} must be a string, got {}", id, describe_json(label));
+    if (!label.is_string())
+      config.fail(key, "label of id {} must be a string, got {}", id, describe_json(label));
     if (!by_id.emplace(id, label.get<std::string>()).second) config.fail(key, "id {} appears twice", id);
   }
   return dense_labels(by_id, config, key);
@@ -55,7 +56,8 @@ std::vector<std::string> read_id2label(const ConfigJson& value, const ConfigObje
 
 std::map<std::string, std::int64_t> read_label2id(const ConfigJson& value, const ConfigObject& config) {
   const char* key = "label2id";
-  if (!value.is_object()) config.fail(key, "must be an object {{\"NAME\": 0, ...}}, got {}", describe_json(value));
+  if (!value.is_object())
+    config.fail(key, "must be an object {{\"NAME\": 0, ...}}, got {}", describe_json(value));
   std::map<std::string, std::int64_t> ids;
   for (const auto& [label, id] : value.items()) {
     if (!id.is_number_integer() || id.get<std::int64_t>() < 0) {
@@ -122,9 +124,11 @@ void read_architectures(const ConfigObject& config, BertConfig& out) {
   if (value == nullptr) return;
   out.architectures.clear();
   if (value->is_null()) return;  // transformers' default
-  if (!value->is_array()) config.fail("architectures", "must be a list of strings, got {}", describe_json(*value));
+  if (!value->is_array())
+    config.fail("architectures", "must be a list of strings, got {}", describe_json(*value));
   for (const ConfigJson& name : *value) {
-    if (!name.is_string()) config.fail("architectures", "must be a list of strings, got {}", describe_json(name));
+    if (!name.is_string())
+      config.fail("architectures", "must be a list of strings, got {}", describe_json(name));
     out.architectures.push_back(name.get<std::string>());
   }
 }
