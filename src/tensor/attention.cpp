@@ -1,6 +1,7 @@
 #include "shmtrain/tensor/attention.hpp"
 
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include <tbb/enumerable_thread_specific.h>
@@ -49,23 +50,151 @@ ScratchBf16& bf16_scratch() {
 std::int64_t matrix_mask_words(const AttentionShape& s) { return dropout_mask_words(s.seq * s.seq); }
 
 void check_mask(const AttentionDropout& dropout, const std::uint16_t* mask) {
-  if (dropout.p > 0.0f && mask == nullptr) throw Error("attention: dropout is on, but no mask storage was given");
+  if (dropout.p > 0.0f && mask == nullptr)
+    throw Error("attention: dropout is on, but no mask storage was given");
 }
 
 // Draws the dropout mask of matrix bh into its place in dropout.mask; null when dropout is off.
-const std::uint16_t* draw_matrix_mask(const AttentionShape& s, std::int64_t bh, const AttentionDropout& dropout,
-                                      std::uint16_t* masks) {
+const std::uint16_t* draw_matrix_mask(const AttentionShape& s, std::int64_t bh,
+                                      const AttentionDropout& dropout, std::uint16_t* masks) {
   if (dropout.p == 0.0f) return nullptr;
   const std::int64_t words = matrix_mask_words(s);
   std::uint16_t* mask = masks + bh * words;
-  dropout_mask_serial(mask, s.seq * s.seq, dropout.p, dropout.key, static_cast<std::uint64_t>(bh * words * 16));
+  dropout_mask_serial(mask, s.seq * s.seq, dropout.p, dropout.key,
+                      static_cast<std::uint64_t>(bh * words * 16));
   return mask;
 }
 
 // The mask the forward recorded for matrix bh; null when dropout is off.
-const std::uint16_t* recorded_matrix_mask(const AttentionShape& s, std::int64_t bh, const AttentionDropout& dropout,
-                                          const std::uint16_t* masks) {
+const std::uint16_t* recorded_matrix_mask(const AttentionShape& s, std::int64_t bh,
+                                          const AttentionDropout& dropout, const std::uint16_t* masks) {
   return dropout.p == 0.0f ? nullptr : masks + bh * matrix_mask_words(s);
+}
+
+// The per-head products of both precisions under one name, so one kernel serves both: float
+// inputs run OpenBLAS/oneDNN's fp32 GEMM, bf16 inputs accumulate in float and write float or
+// (rounded once) bf16. Every product here overwrites C.
+void product(Trans ta, Trans tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+             std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
+  gemm_serial(ta, tb, m, n, k, alpha, a, lda, b, ldb, 0.0f, c, ldc);
+}
+void product(Trans ta, Trans tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const bf16* a,
+             std::int64_t lda, const bf16* b, std::int64_t ldb, float* c, std::int64_t ldc) {
+  gemm_bf16_serial(ta, tb, m, n, k, alpha, a, lda, b, ldb, 0.0f, c, ldc);
+}
+void product(Trans ta, Trans tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const bf16* a,
+             std::int64_t lda, const bf16* b, std::int64_t ldb, bf16* c, std::int64_t ldc) {
+  gemm_bf16_serial(ta, tb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+}
+
+// A thread's (T, T) matrix of the values' GEMM input type: the dropped probabilities and,
+// in bf16's backward, dS. fp32 keeps it behind its dP in one scratch (as dP's partner).
+template <typename T>
+T* probs_scratch(std::int64_t n, float* backward_dp);
+template <>
+float* probs_scratch<float>(std::int64_t n, float* backward_dp) {
+  return backward_dp != nullptr ? backward_dp + n : scratch_of(forward_scratch(), n);
+}
+template <>
+bf16* probs_scratch<bf16>(std::int64_t n, float*) {
+  return scratch_of(bf16_scratch(), n);
+}
+
+// The probabilities the values are weighted by, in the GEMM's input type: dropped where a
+// mask is given. fp32 without dropout uses the cache itself; bf16 always rounds a copy.
+const float* probs_for_values(const float* probs, std::int64_t n, float rate, const std::uint16_t* mask,
+                              float* scratch) {
+  if (mask == nullptr) return probs;
+  apply_dropout_mask_serial(scratch, probs, n, rate, mask);
+  return scratch;
+}
+const bf16* probs_for_values(const float* probs, std::int64_t n, float rate, const std::uint16_t* mask,
+                             bf16* scratch) {
+  apply_dropout_mask_serial(scratch, probs, n, rate, mask);
+  return scratch;
+}
+
+// dS as the input of the dQ and dK products: the float dS itself, or bf16's rounded copy.
+const float* scores_gradient(const float* ds, std::int64_t, float*) { return ds; }
+const bf16* scores_gradient(const float* ds, std::int64_t n, bf16* scratch) {
+  convert_to_bf16_serial(scratch, ds, n);
+  return scratch;
+}
+
+// Where head h of batch row b lies: its Q column block in qkv (K and V follow one and two
+// hidden widths later) and its block of the (B, T, H) output.
+struct HeadColumns {
+  std::int64_t b;
+  std::int64_t qkv;
+  std::int64_t out;
+};
+
+HeadColumns head_columns(const AttentionShape& s, std::int64_t bh) {
+  const std::int64_t b = bh / s.heads;
+  const std::int64_t h = bh % s.heads;
+  return {b, b * s.seq * 3 * s.hidden() + h * s.head_dim, b * s.seq * s.hidden() + h * s.head_dim};
+}
+
+template <typename T>
+void forward(T* out, float* probs, const T* qkv, const float* mask_add, const AttentionShape& shape,
+             const AttentionDropout& dropout, std::uint16_t* dropout_mask) {
+  check_mask(dropout, dropout_mask);
+  const std::int64_t t = shape.seq;
+  const std::int64_t d = shape.head_dim;
+  const std::int64_t hid = shape.hidden();
+  const std::int64_t h3 = 3 * hid;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  parallel_blocks(shape.batch * shape.heads, 1, [&](std::int64_t bh0, std::int64_t bh1) {
+    T* scratch = probs_scratch<T>(t * t, nullptr);
+    for (std::int64_t bh = bh0; bh < bh1; ++bh) {
+      const HeadColumns at = head_columns(shape, bh);
+      const T* q = qkv + at.qkv;  // (T, d), row stride 3H
+      const T* k = q + hid;
+      const T* v = q + 2 * hid;
+      float* p = probs + bh * t * t;  // (T, T)
+      product(Trans::kNo, Trans::kYes, t, t, d, scale, q, h3, k, h3, p, t);
+      softmax_forward(p, p, mask_add + at.b * t, t, t);
+      const std::uint16_t* mask = draw_matrix_mask(shape, bh, dropout, dropout_mask);
+      const T* p_used = probs_for_values(p, t * t, dropout.p, mask, scratch);
+      product(Trans::kNo, Trans::kNo, t, d, t, 1.0f, p_used, t, v, h3, out + at.out, hid);
+    }
+  });
+}
+
+template <typename T>
+void backward(T* dqkv, const T* dout, const T* qkv, const float* probs, const AttentionShape& shape,
+              const AttentionDropout& dropout, const std::uint16_t* dropout_mask) {
+  check_mask(dropout, dropout_mask);
+  const std::int64_t t = shape.seq;
+  const std::int64_t d = shape.head_dim;
+  const std::int64_t hid = shape.hidden();
+  const std::int64_t h3 = 3 * hid;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  constexpr bool kFloat = std::is_same_v<T, float>;
+  parallel_blocks(shape.batch * shape.heads, 1, [&](std::int64_t bh0, std::int64_t bh1) {
+    float* dp = scratch_of(backward_scratch(), (kFloat ? 2 : 1) * t * t);  // (T, T)
+    T* scratch = probs_scratch<T>(t * t, dp);
+    for (std::int64_t bh = bh0; bh < bh1; ++bh) {
+      const HeadColumns at = head_columns(shape, bh);
+      const T* q = qkv + at.qkv;
+      const T* k = q + hid;
+      const T* v = q + 2 * hid;
+      T* dq = dqkv + at.qkv;
+      T* dk = dq + hid;
+      T* dv = dq + 2 * hid;
+      const T* dy = dout + at.out;  // (T, d), row stride H
+      const float* p = probs + bh * t * t;
+      const std::uint16_t* mask = recorded_matrix_mask(shape, bh, dropout, dropout_mask);
+      const T* p_used = probs_for_values(p, t * t, dropout.p, mask, scratch);
+      product(Trans::kNo, Trans::kYes, t, t, d, 1.0f, dy, hid, v, h3, dp, t);       // dP = dY V^T
+      product(Trans::kYes, Trans::kNo, t, d, t, 1.0f, p_used, t, dy, hid, dv, h3);  // dV = P^T dY
+      apply_dropout_mask_serial(dp, dp, t * t, dropout.p, mask);
+      softmax_backward(dp, dp, p, t, t);  // dS
+      const T* ds = scores_gradient(dp, t * t, scratch);
+      product(Trans::kNo, Trans::kNo, t, d, t, scale, ds, t, k, h3, dq, h3);   // dQ = s dS K
+      product(Trans::kYes, Trans::kNo, t, d, t, scale, ds, t, q, h3, dk, h3);  // dK = s dS^T Q
+    }
+  });
 }
 
 }  // namespace
@@ -75,133 +204,27 @@ std::int64_t attention_dropout_mask_words(const AttentionShape& shape) {
 }
 
 void attention_forward(float* out, float* probs, const float* qkv, const float* mask_add,
-                       const AttentionShape& shape, const AttentionDropout& dropout, std::uint16_t* dropout_mask) {
-  check_mask(dropout, dropout_mask);
-  const std::int64_t t = shape.seq;
-  const std::int64_t d = shape.head_dim;
-  const std::int64_t h3 = 3 * shape.hidden();
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  parallel_blocks(shape.batch * shape.heads, 1, [&](std::int64_t bh0, std::int64_t bh1) {
-    for (std::int64_t bh = bh0; bh < bh1; ++bh) {
-      const std::int64_t b = bh / shape.heads;
-      const std::int64_t h = bh % shape.heads;
-      const float* q = qkv + b * t * h3 + h * d;  // (T, d), row stride 3H
-      const float* k = q + shape.hidden();
-      const float* v = q + 2 * shape.hidden();
-      float* p = probs + bh * t * t;  // (T, T)
-      gemm_serial(Trans::kNo, Trans::kYes, t, t, d, scale, q, h3, k, h3, 0.0f, p, t);
-      softmax_forward(p, p, mask_add + b * t, t, t);
-      const float* p_used = p;
-      if (dropout.p > 0.0f) {
-        float* p_dropped = scratch_of(forward_scratch(), t * t);
-        apply_dropout_mask_serial(p_dropped, p, t * t, dropout.p, draw_matrix_mask(shape, bh, dropout, dropout_mask));
-        p_used = p_dropped;
-      }
-      gemm_serial(Trans::kNo, Trans::kNo, t, d, t, 1.0f, p_used, t, v, h3, 0.0f, out + b * t * shape.hidden() + h * d,
-                  shape.hidden());
-    }
-  });
+                       const AttentionShape& shape, const AttentionDropout& dropout,
+                       std::uint16_t* dropout_mask) {
+  forward(out, probs, qkv, mask_add, shape, dropout, dropout_mask);
 }
 
 void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* probs,
-                        const AttentionShape& shape, const AttentionDropout& dropout, const std::uint16_t* dropout_mask) {
-  check_mask(dropout, dropout_mask);
-  const std::int64_t t = shape.seq;
-  const std::int64_t d = shape.head_dim;
-  const std::int64_t hid = shape.hidden();
-  const std::int64_t h3 = 3 * hid;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  parallel_blocks(shape.batch * shape.heads, 1, [&](std::int64_t bh0, std::int64_t bh1) {
-    for (std::int64_t bh = bh0; bh < bh1; ++bh) {
-      const std::int64_t b = bh / shape.heads;
-      const std::int64_t h = bh % shape.heads;
-      const std::int64_t column = b * t * h3 + h * d;
-      const float* q = qkv + column;
-      const float* k = q + hid;
-      const float* v = q + 2 * hid;
-      float* dq = dqkv + column;
-      float* dk = dq + hid;
-      float* dv = dq + 2 * hid;
-      const float* dy = dout + b * t * hid + h * d;  // (T, d), row stride H
-      const float* p = probs + bh * t * t;
-      float* scratch = scratch_of(backward_scratch(), 2 * t * t);
-      float* dp = scratch;  // (T, T)
-      const std::uint16_t* mask = recorded_matrix_mask(shape, bh, dropout, dropout_mask);
-      const float* p_used = p;
-      if (mask != nullptr) {
-        float* p_dropped = scratch + t * t;
-        apply_dropout_mask_serial(p_dropped, p, t * t, dropout.p, mask);
-        p_used = p_dropped;
-      }
-      gemm_serial(Trans::kNo, Trans::kYes, t, t, d, 1.0f, dy, hid, v, h3, 0.0f, dp, t);          // dP = dY V^T
-      gemm_serial(Trans::kYes, Trans::kNo, t, d, t, 1.0f, p_used, t, dy, hid, 0.0f, dv, h3);     // dV = P^T dY
-      apply_dropout_mask_serial(dp, dp, t * t, dropout.p, mask);
-      softmax_backward(dp, dp, p, t, t);                                                         // dS
-      gemm_serial(Trans::kNo, Trans::kNo, t, d, t, scale, dp, t, k, h3, 0.0f, dq, h3);           // dQ = s dS K
-      gemm_serial(Trans::kYes, Trans::kNo, t, d, t, scale, dp, t, q, h3, 0.0f, dk, h3);          // dK = s dS^T Q
-    }
-  });
+                        const AttentionShape& shape, const AttentionDropout& dropout,
+                        const std::uint16_t* dropout_mask) {
+  backward(dqkv, dout, qkv, probs, shape, dropout, dropout_mask);
 }
 
-void attention_forward(bf16* out, float* probs, const bf16* qkv, const float* mask_add, const AttentionShape& shape,
-                       const AttentionDropout& dropout, std::uint16_t* dropout_mask) {
-  check_mask(dropout, dropout_mask);
-  const std::int64_t t = shape.seq;
-  const std::int64_t d = shape.head_dim;
-  const std::int64_t h3 = 3 * shape.hidden();
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  parallel_blocks(shape.batch * shape.heads, 1, [&](std::int64_t bh0, std::int64_t bh1) {
-    bf16* p16 = scratch_of(bf16_scratch(), t * t);
-    for (std::int64_t bh = bh0; bh < bh1; ++bh) {
-      const std::int64_t b = bh / shape.heads;
-      const std::int64_t h = bh % shape.heads;
-      const bf16* q = qkv + b * t * h3 + h * d;  // (T, d), row stride 3H
-      const bf16* k = q + shape.hidden();
-      const bf16* v = q + 2 * shape.hidden();
-      float* p = probs + bh * t * t;  // (T, T)
-      gemm_bf16_serial(Trans::kNo, Trans::kYes, t, t, d, scale, q, h3, k, h3, 0.0f, p, t);
-      softmax_forward(p, p, mask_add + b * t, t, t);
-      apply_dropout_mask_serial(p16, p, t * t, dropout.p, draw_matrix_mask(shape, bh, dropout, dropout_mask));
-      gemm_bf16_serial(Trans::kNo, Trans::kNo, t, d, t, 1.0f, p16, t, v, h3, out + b * t * shape.hidden() + h * d,
-                       shape.hidden());
-    }
-  });
+void attention_forward(bf16* out, float* probs, const bf16* qkv, const float* mask_add,
+                       const AttentionShape& shape, const AttentionDropout& dropout,
+                       std::uint16_t* dropout_mask) {
+  forward(out, probs, qkv, mask_add, shape, dropout, dropout_mask);
 }
 
 void attention_backward(bf16* dqkv, const bf16* dout, const bf16* qkv, const float* probs,
-                        const AttentionShape& shape, const AttentionDropout& dropout, const std::uint16_t* dropout_mask) {
-  check_mask(dropout, dropout_mask);
-  const std::int64_t t = shape.seq;
-  const std::int64_t d = shape.head_dim;
-  const std::int64_t hid = shape.hidden();
-  const std::int64_t h3 = 3 * hid;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  parallel_blocks(shape.batch * shape.heads, 1, [&](std::int64_t bh0, std::int64_t bh1) {
-    float* dp = scratch_of(backward_scratch(), t * t);  // (T, T)
-    bf16* p16 = scratch_of(bf16_scratch(), t * t);  // dropped probabilities, then dS
-    for (std::int64_t bh = bh0; bh < bh1; ++bh) {
-      const std::int64_t b = bh / shape.heads;
-      const std::int64_t h = bh % shape.heads;
-      const std::int64_t column = b * t * h3 + h * d;
-      const bf16* q = qkv + column;
-      const bf16* k = q + hid;
-      const bf16* v = q + 2 * hid;
-      bf16* dq = dqkv + column;
-      bf16* dk = dq + hid;
-      bf16* dv = dq + 2 * hid;
-      const bf16* dy = dout + b * t * hid + h * d;  // (T, d), row stride H
-      const float* p = probs + bh * t * t;
-      const std::uint16_t* mask = recorded_matrix_mask(shape, bh, dropout, dropout_mask);
-      apply_dropout_mask_serial(p16, p, t * t, dropout.p, mask);
-      gemm_bf16_serial(Trans::kNo, Trans::kYes, t, t, d, 1.0f, dy, hid, v, h3, 0.0f, dp, t);  // dP = dY V^T
-      gemm_bf16_serial(Trans::kYes, Trans::kNo, t, d, t, 1.0f, p16, t, dy, hid, dv, h3);       // dV = P^T dY
-      apply_dropout_mask_serial(dp, dp, t * t, dropout.p, mask);
-      softmax_backward(dp, dp, p, t, t);  // dS
-      convert_to_bf16_serial(p16, dp, t * t);
-      gemm_bf16_serial(Trans::kNo, Trans::kNo, t, d, t, scale, p16, t, k, h3, dq, h3);   // dQ = s dS K
-      gemm_bf16_serial(Trans::kYes, Trans::kNo, t, d, t, scale, p16, t, q, h3, dk, h3);  // dK = s dS^T Q
-    }
-  });
+                        const AttentionShape& shape, const AttentionDropout& dropout,
+                        const std::uint16_t* dropout_mask) {
+  backward(dqkv, dout, qkv, probs, shape, dropout, dropout_mask);
 }
 
 }  // namespace shmtrain
