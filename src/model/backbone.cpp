@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "architectures/architecture.hpp"
+#include "fit.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/tensor/embedding.hpp"
 #include "shmtrain/tensor/layernorm.hpp"
@@ -15,10 +16,6 @@ namespace shmtrain {
 namespace {
 
 constexpr std::uint64_t kEmbeddingSite = 0;
-
-void fit(std::vector<float>& v, std::int64_t n) {
-  if (static_cast<std::int64_t>(v.size()) != n) v.resize(static_cast<std::size_t>(n));
-}
 
 }  // namespace
 

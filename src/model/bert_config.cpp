@@ -6,7 +6,8 @@
 namespace shmtrain {
 
 std::string BertConfig::architecture() const {
-  const char* head_name = head == ModelHead::kQuestionAnswering ? "ForQuestionAnswering" : "ForSequenceClassification";
+  const char* head_name =
+      head == ModelHead::kQuestionAnswering ? "ForQuestionAnswering" : "ForSequenceClassification";
   return std::string(architecture_of(*this).class_prefix) + head_name;
 }
 
@@ -15,7 +16,8 @@ std::string BertConfig::base_prefix() const { return architecture_of(*this).base
 void BertConfig::validate(const std::string& source) const {
   const Architecture* arch = find_architecture(model_type);
   if (arch == nullptr) {
-    fail_input("{}: model_type '{}' is not supported (shmtrain trains {})", source, model_type, supported_model_types());
+    fail_input("{}: model_type '{}' is not supported (shmtrain trains {})", source, model_type,
+               supported_model_types());
   }
   const ConfigKeys& key = arch->keys;  // the family's names, for messages
   auto positive = [&](const char* name, std::int64_t value) {
@@ -47,18 +49,21 @@ void BertConfig::validate(const std::string& source) const {
   probability(key.attention_probs_dropout_prob, attention_probs_dropout_prob);
   probability("seq_classif_dropout", seq_classif_dropout);
   probability("qa_dropout", qa_dropout);
-  if (!(layer_norm_eps > 0)) fail_input("{}: layer_norm_eps must be positive, got {}", source, layer_norm_eps);
+  if (!(layer_norm_eps > 0))
+    fail_input("{}: layer_norm_eps must be positive, got {}", source, layer_norm_eps);
   if (!(initializer_range > 0)) {
     fail_input("{}: initializer_range must be positive, got {}", source, initializer_range);
   }
   if (pad_token_id < 0 || pad_token_id >= vocab_size) {
-    fail_input("{}: pad_token_id {} is outside the vocabulary (vocab_size {})", source, pad_token_id, vocab_size);
+    fail_input("{}: pad_token_id {} is outside the vocabulary (vocab_size {})", source, pad_token_id,
+               vocab_size);
   }
   if (id2label.empty()) fail_input("{}: the model has no labels (id2label is empty)", source);
   if (head == ModelHead::kQuestionAnswering && num_labels() != 2) {
-    fail_input("{}: question answering needs num_labels 2 (the start and end logits of qa_outputs), but the "
-               "config has {} labels",
-               source, num_labels());
+    fail_input(
+        "{}: question answering needs num_labels 2 (the start and end logits of qa_outputs), but the "
+        "config has {} labels",
+        source, num_labels());
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include "architectures/architecture.hpp"
 #include "backbone.hpp"
+#include "fit.hpp"
 #include "shmtrain/tensor/dropout.hpp"
 #include "shmtrain/tensor/linear.hpp"
 #include "shmtrain/tensor/loss.hpp"
@@ -12,14 +13,6 @@
 #include "shmtrain/tensor/tanh.hpp"
 
 namespace shmtrain {
-namespace {
-
-void fit(std::vector<float>& v, std::int64_t n) {
-  if (static_cast<std::int64_t>(v.size()) != n) v.resize(static_cast<std::size_t>(n));
-}
-
-}  // namespace
-
 ClassificationHead::ClassificationHead(const BertConfig& config, const ParamTable& table,
                                        std::span<float> params, std::span<float> grads)
     : config_(config), relu_(architecture_of(config).pooler_relu) {

@@ -29,7 +29,9 @@ void EncoderModel::backward(float loss_scale, const GradientsFinal& gradients_fi
   backbone_->backward(gradients_final);
 }
 
-void EncoderModel::set_bf16_weights(std::span<const bf16> weights16) { backbone_->set_bf16_weights(weights16); }
+void EncoderModel::set_bf16_weights(std::span<const bf16> weights16) {
+  backbone_->set_bf16_weights(weights16);
+}
 
 bool EncoderModel::uses_bf16() const { return backbone_->uses_bf16(); }
 

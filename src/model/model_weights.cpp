@@ -38,7 +38,8 @@ bool is_head(const std::string& name, const Architecture& arch) {
 }  // namespace
 
 WeightsLoadReport load_model_weights(const std::filesystem::path& path, const ParamTable& table,
-                                     std::span<float> params, const BertConfig& config, std::uint64_t init_seed) {
+                                     std::span<float> params, const BertConfig& config,
+                                     std::uint64_t init_seed) {
   const io::SafetensorsReader reader(path);
   const Architecture& arch = architecture_of(config);
   WeightsLoadReport report;
@@ -51,8 +52,9 @@ WeightsLoadReport load_model_weights(const std::filesystem::path& path, const Pa
     }
     if (info == nullptr) {
       if (!is_head(entry.name, arch)) {
-        fail_input("{}: tensor '{}' is missing; is this a {} checkpoint of the same architecture as config.json?",
-                   path.string(), entry.name, arch.display_name);
+        fail_input(
+            "{}: tensor '{}' is missing; is this a {} checkpoint of the same architecture as config.json?",
+            path.string(), entry.name, arch.display_name);
       }
       init_parameter(entry, params, config, init_seed);
       report.initialized.push_back(entry.name);
@@ -62,7 +64,8 @@ WeightsLoadReport load_model_weights(const std::filesystem::path& path, const Pa
       fail_input("{}: tensor '{}' has shape {} but config.json implies {}", path.string(), info->name,
                  io::format_shape(info->shape), io::format_shape(entry.shape));
     }
-    reader.load(info->name, params.subspan(static_cast<std::size_t>(entry.offset), static_cast<std::size_t>(entry.size)));
+    reader.load(info->name,
+                params.subspan(static_cast<std::size_t>(entry.offset), static_cast<std::size_t>(entry.size)));
     used.insert(info->name);
   }
   for (const io::TensorInfo& t : reader.tensors()) {
@@ -71,11 +74,13 @@ WeightsLoadReport load_model_weights(const std::filesystem::path& path, const Pa
   return report;
 }
 
-void save_model_weights(const std::filesystem::path& path, const ParamTable& table, std::span<const float> params) {
+void save_model_weights(const std::filesystem::path& path, const ParamTable& table,
+                        std::span<const float> params) {
   std::vector<io::TensorToWrite> tensors;
   tensors.reserve(table.entries().size());
   for (const ParamEntry& e : table.entries()) {
-    tensors.push_back({e.name, e.shape, params.subspan(static_cast<std::size_t>(e.offset), static_cast<std::size_t>(e.size))});
+    tensors.push_back({e.name, e.shape,
+                       params.subspan(static_cast<std::size_t>(e.offset), static_cast<std::size_t>(e.size))});
   }
   io::write_safetensors(path, tensors);
 }

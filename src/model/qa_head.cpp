@@ -4,19 +4,12 @@
 
 #include "architectures/architecture.hpp"
 #include "backbone.hpp"
+#include "fit.hpp"
 #include "shmtrain/tensor/dropout.hpp"
 #include "shmtrain/tensor/linear.hpp"
 #include "shmtrain/tensor/loss.hpp"
 
 namespace shmtrain {
-namespace {
-
-void fit(std::vector<float>& v, std::int64_t n) {
-  if (static_cast<std::int64_t>(v.size()) != n) v.resize(static_cast<std::size_t>(n));
-}
-
-}  // namespace
-
 QaHead::QaHead(const BertConfig& config, const ParamTable& table, std::span<float> params,
                std::span<float> grads)
     : config_(config) {

@@ -41,8 +41,8 @@ struct LayerParams {
 };
 
 struct LayerDropout {
-  float hidden_p = 0.0f;            // after the output dense
-  float attention_p = 0.0f;         // on the attention probabilities
+  float hidden_p = 0.0f;     // after the output dense
+  float attention_p = 0.0f;  // on the attention probabilities
   // After the attention's output dense: BERT's hidden_dropout_prob; 0 for DistilBERT, whose
   // MultiHeadSelfAttention.out_lin has no dropout.
   float attention_output_p = 0.0f;
@@ -55,15 +55,27 @@ struct LayerCache {
   std::vector<float> qkv, probs, ctx, res1, ln1_out, ln1_mean, ln1_rstd;
   std::vector<float> inter_pre, inter_act, res2, ln2_out, ln2_mean, ln2_rstd;
   std::vector<bf16> x16, qkv16, ctx16, ln1_out16, inter_act16;
-  // The dropout masks the forward drew (dropout.hpp), for the backward.
-  std::vector<std::uint16_t> attention_mask, attention_output_mask, output_mask;
+  // The dropout masks the forward drew (dropout.hpp), for the backward: on the attention
+  // probabilities (not the padding mask: that is mask_add), after the attention output
+  // dense, after the output dense.
+  std::vector<std::uint16_t> attention_dropout_mask, attention_output_dropout_mask, output_dropout_mask;
   void resize(const LayerDims& d, bool use_bf16);
 };
 
 // Gradient scratch shared by all layers of a model (only one layer runs backward at a time).
+// Each (B*T, H) buffer serves two gradients in turn, the second once the first is consumed.
 struct LayerScratch {
-  std::vector<float> t1, t2, t3, inter, qkv;
-  std::vector<bf16> h16, inter16, qkv16;
+  // At a residual sum (res2, then res1): it flows into the branch and past it.
+  std::vector<float> d_residual;
+  // The gradient entering a dense layer's backward (the output dense, then the attention
+  // output dense), dropout's backward applied; bf16 keeps it in d_dense_in16 instead.
+  std::vector<float> d_dense_in;
+  // The feed-forward block's input gradient (LN1's output), then the attention context's.
+  std::vector<float> d_block_in;
+  std::vector<float> d_inter, d_qkv;  // the intermediate activation's, the fused Q/K/V's
+  // bf16: d_dense_in's role; GELU's input gradient (whose first (B*T, H) then holds the
+  // attention context's); the fused Q/K/V's.
+  std::vector<bf16> d_dense_in16, d_inter16, d_qkv16;
   void resize(const LayerDims& d, bool use_bf16);
 };
 
@@ -73,7 +85,8 @@ void encoder_layer_forward(LayerCache& cache, const float* x, const float* mask_
 
 // dy (B*T, H): gradient of the layer's output, consumed. dx (B*T, H): gradient of its input,
 // overwritten (may not alias dy). Parameter gradients accumulate into g.
-void encoder_layer_backward(float* dx, float* dy, const LayerCache& cache, const float* x, const LayerParams& w,
-                            const LayerParams& g, LayerScratch& s, const LayerDims& d, const LayerDropout& drop);
+void encoder_layer_backward(float* dx, float* dy, const LayerCache& cache, const float* x,
+                            const LayerParams& w, const LayerParams& g, LayerScratch& s, const LayerDims& d,
+                            const LayerDropout& drop);
 
 }  // namespace shmtrain
