@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "shmtrain/comm/mpi_transport.hpp"
+#include "shmtrain/comm/mpi/mpi_transport.hpp"
 
 namespace shmtrain::launch {
 

@@ -10,10 +10,10 @@
 #include <fmt/format.h>
 
 #include "mpi_hosts.hpp"
-#include "shmtrain/comm/hierarchical_communicator.hpp"
-#include "shmtrain/comm/mpi_communicator.hpp"
-#include "shmtrain/comm/segment.hpp"
-#include "shmtrain/comm/shm_communicator.hpp"
+#include "shmtrain/comm/hierarchical/hierarchical_communicator.hpp"
+#include "shmtrain/comm/mpi/mpi_communicator.hpp"
+#include "shmtrain/comm/shm/segment.hpp"
+#include "shmtrain/comm/shm/shm_communicator.hpp"
 #include "shmtrain/launch/rank_placement.hpp"
 
 namespace shmtrain::launch {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "shmtrain/comm/segment.hpp"
+#include "shmtrain/comm/shm/segment.hpp"
 
 namespace shmtrain::launch {
 

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "shmtrain/comm/shm_communicator.hpp"
+#include "shmtrain/comm/shm/shm_communicator.hpp"
 #include "shmtrain/tensor/threads.hpp"
 
 namespace shmtrain::launch {

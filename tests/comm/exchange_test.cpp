@@ -14,7 +14,7 @@
 #include "harness.hpp"
 #include "shmtrain/comm/local_communicator.hpp"
 #include "shmtrain/comm/reduce_kernels.hpp"
-#include "shmtrain/comm/segment.hpp"
+#include "shmtrain/comm/shm/segment.hpp"
 
 namespace shmtrain::testing {
 namespace {

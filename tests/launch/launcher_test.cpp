@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "launcher_harness.hpp"
-#include "shmtrain/comm/segment.hpp"
+#include "shmtrain/comm/shm/segment.hpp"
 
 namespace shmtrain::testing {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "shmtrain/comm/segment.hpp"
+#include "shmtrain/comm/shm/segment.hpp"
 
 namespace shmtrain::testing {
 

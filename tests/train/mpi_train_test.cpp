@@ -18,7 +18,7 @@
 
 #include "job_processes.hpp"
 #include "reference_run.hpp"
-#include "shmtrain/comm/segment.hpp"
+#include "shmtrain/comm/shm/segment.hpp"
 #include "shmtrain/launch/mpirun_command.hpp"
 #include "shmtrain/train/output_dir.hpp"
 #include "support/test_support.hpp"

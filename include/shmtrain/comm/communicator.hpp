@@ -1,7 +1,13 @@
 #pragma once
-// The collective interface every worker trains through. One implementation per transport:
-// LocalCommunicator (one process, nothing to exchange) and ShmCommunicator (processes or
-// threads on one machine, through a shared segment); MPI and hierarchical ones come later.
+// The collective interface every worker trains through. One implementation per transport,
+// each in its folder with its algorithms:
+//   LocalCommunicator         one worker, nothing to exchange (comm/local_communicator.hpp)
+//   ShmCommunicator           processes or threads on one machine, through a shared segment
+//                             (comm/shm/)
+//   MpiCommunicator           one rank per host between hosts, over MPI (comm/mpi/; built
+//                             with MPI only)
+//   HierarchicalCommunicator  ranks on several hosts: shared memory inside a host, another
+//                             communicator (MPI) between hosts (comm/hierarchical/)
 //
 // Contract for every collective: all ranks call the same collectives in the same order with
 // the same sizes (and root / op); a mismatch is detected where the transport can see it and

@@ -5,8 +5,8 @@
 #include <functional>
 
 #include "shmtrain/comm/communicator.hpp"
-#include "shmtrain/comm/segment.hpp"
-#include "shmtrain/comm/shm_communicator.hpp"
+#include "shmtrain/comm/shm/segment.hpp"
+#include "shmtrain/comm/shm/shm_communicator.hpp"
 
 namespace shmtrain::comm {
 

@@ -22,8 +22,8 @@
 #include <sys/types.h>
 
 #include "shmtrain/comm/communicator.hpp"
-#include "shmtrain/comm/segment.hpp"
-#include "shmtrain/comm/shm_communicator.hpp"
+#include "shmtrain/comm/shm/segment.hpp"
+#include "shmtrain/comm/shm/shm_communicator.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/topo/placement.hpp"
 #include "shmtrain/topo/topology.hpp"
