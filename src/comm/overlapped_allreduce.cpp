@@ -58,11 +58,7 @@ void OverlappedAllreduce::reduce_bucket(std::size_t begin, std::size_t end) {
     comm_.allreduce(values, op_);
     return;
   }
-  const std::span<bf16> wire = wire_.subspan(begin, end - begin);
-  const auto n = static_cast<std::int64_t>(values.size());
-  convert_to_bf16(wire.data(), values.data(), n);
-  comm_.allreduce_bf16(wire, op_);
-  convert_to_float(values.data(), wire.data(), n);
+  comm_.allreduce_through_bf16(values, wire_.subspan(begin, end - begin), op_);
 }
 
 void OverlappedAllreduce::run() {

@@ -160,4 +160,75 @@ inline void check_barrier(comm::Communicator& comm, const std::filesystem::path&
   }
 }
 
+// The bytes one collective sent over the network (MPI between hosts), all ranks together.
+struct NetworkBytes {
+  std::uint64_t fp32 = 0;
+  std::uint64_t bf16 = 0;
+};
+
+// allreduce_bf16 with buffers in the arena (bf16 on every wire) and in private memory (floats
+// inside the host), every op, as the hierarchical communicator rounds: each host's partial
+// (its ranks in order, avg divided by the world's size) rounded to bf16, then the hosts' partials
+// summed in order and rounded again; one host rounds once. Returns what the fp32 and the bf16
+// all-reduce of the same 300,000 values sent over the network, summed over the ranks (a rank's
+// block of a bf16 buffer is cut at other cache lines than a float one, so only the totals halve).
+inline NetworkBytes check_allreduce_bf16(comm::Communicator& comm, int local_size) {
+  const int P = comm.size();
+  const int hosts = P / local_size;
+  auto rounded = [](float x) { return to_float(to_bf16(x)); };
+  auto expected_value = [&](std::size_t i, comm::ReduceOp op, bool in_arena) {
+    const auto world = static_cast<float>(P);
+    float total = 0.0f;
+    for (int h = 0; h < hosts; ++h) {
+      float host = value_of(h * local_size, i);
+      for (int l = 1; l < local_size; ++l) {
+        const float v = value_of(h * local_size + l, i);
+        host = op == comm::ReduceOp::max ? std::max(host, v) : host + v;
+      }
+      if (in_arena && hosts > 1) host = rounded(op == comm::ReduceOp::avg ? host / world : host);
+      total = h == 0 ? host : op == comm::ReduceOp::max ? std::max(total, host) : total + host;
+    }
+    const bool divided = in_arena && hosts > 1;
+    return rounded(op == comm::ReduceOp::avg && !divided ? total / world : total);
+  };
+  for (comm::ReduceOp op : {comm::ReduceOp::sum, comm::ReduceOp::avg, comm::ReduceOp::max}) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{33}, std::size_t{300001}}) {
+      for (bool in_arena : {true, false}) {
+        std::vector<bf16> private_copy(n);
+        const std::span<bf16> data =
+            in_arena ? std::span(reinterpret_cast<bf16*>(comm.allocate((n + 1) / 2).data()), n)
+                     : std::span<bf16>(private_copy);
+        for (std::size_t i = 0; i < n; ++i) data[i] = to_bf16(value_of(comm.rank(), i));
+        comm.allreduce_bf16(data, op);
+        for (std::size_t i = 0; i < n; ++i) {
+          const float expected = expected_value(i, op, in_arena);
+          if (to_float(data[i]) != expected) {
+            throw Error(fmt::format("rank {}: allreduce_bf16 {} of {} values ({}): element {} is {}, expected {}",
+                                    comm.rank(), comm::to_string(op), n, in_arena ? "arena" : "private", i,
+                                    to_float(data[i]), expected));
+          }
+        }
+      }
+    }
+  }
+  constexpr std::size_t n = 300000;
+  NetworkBytes bytes;
+  const std::span<float> values = comm.allocate(n);
+  const std::span<bf16> wire(reinterpret_cast<bf16*>(comm.allocate(n / 2).data()), n);
+  std::uint64_t before = comm.network_bytes_sent();
+  comm.allreduce(values, comm::ReduceOp::avg);
+  bytes.fp32 = comm.network_bytes_sent() - before;
+  before = comm.network_bytes_sent();
+  comm.allreduce_bf16(wire, comm::ReduceOp::avg);
+  bytes.bf16 = comm.network_bytes_sent() - before;
+  std::vector<float> totals = {static_cast<float>(bytes.fp32), static_cast<float>(bytes.bf16)};  // exact below 2^24
+  comm.allreduce(totals, comm::ReduceOp::sum);
+  bytes = {static_cast<std::uint64_t>(totals[0]), static_cast<std::uint64_t>(totals[1])};
+  if (2 * bytes.bf16 != bytes.fp32) {
+    throw Error(fmt::format("rank {}: the bf16 all-reduce sent {} bytes over the network, the fp32 one {}",
+                            comm.rank(), bytes.bf16, bytes.fp32));
+  }
+  return bytes;
+}
+
 }  // namespace shmtrain::testing

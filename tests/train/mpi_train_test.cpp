@@ -92,9 +92,9 @@ INSTANTIATE_TEST_SUITE_P(Optimizer, MpiTrain, ::testing::Values(false, true),
                          });
 
 // --ddp_bf16_grads: the arena holds the gradients' bf16 copy too, forked or under MPI, and the
-// hosts' exchange (floats summed, rounded once) follows one host's. 1e-4 rather than 1e-5: where
-// two float sums taken in different orders round to neighbouring bf16 values, an element moves
-// by 2^-8 of itself; on this fixture the losses agree to 1e-7.
+// hosts' exchange (bf16 between hosts: each host's partial rounded, then their sum) follows one
+// host's. 1e-4 rather than 1e-5: where the two round to neighbouring bf16 values, an element
+// moves by 2^-8 of itself.
 TEST(MpiTrainBf16, Bf16GradientsAcrossHostsTrainAsOnOneHost) {
   SKIP_WITHOUT_MPI();
   const TempDir dir;

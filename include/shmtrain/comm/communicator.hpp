@@ -15,6 +15,7 @@
 // rank and from run to run for the same inputs: reductions add rank 0's value first, then
 // rank 1's, and so on, element by element.
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -50,9 +51,13 @@ class Communicator {
   // In place: data becomes op over every rank's data.
   virtual void allreduce(std::span<float> data, ReduceOp op) = 0;
   // The same for bf16 values (--ddp_bf16_grads: half the bytes to move): summed in float, in
-  // rank order, rounded once to bf16. This default moves floats (converts, allreduce(),
-  // rounds); a transport that can move bf16 overrides it.
+  // rank order, rounded once to bf16. This default moves floats (widens, allreduce(),
+  // rounds); a transport that can move bf16 overrides it (shm, MPI, hierarchical).
   virtual void allreduce_bf16(std::span<bf16> data, ReduceOp op);
+  // values all-reduced with bf16 on the wire: rounded into `wire`, allreduce_bf16(wire), and
+  // widened back into values. REQUIRES: wire.size() == values.size(). The only place the
+  // exchange converts between the two.
+  void allreduce_through_bf16(std::span<float> values, std::span<bf16> wire, ReduceOp op);
   // data on every rank becomes root's data. REQUIRES: 0 <= root < size().
   virtual void broadcast(std::span<float> data, int root) = 0;
   virtual void barrier() = 0;
@@ -68,6 +73,10 @@ class Communicator {
   // read it directly (no copy in or out): the gradient arena is allocated here. Collective: all
   // ranks allocate the same counts in the same order. Valid as long as the communicator.
   virtual std::span<float> allocate(std::size_t count) = 0;
+
+  // The payload bytes this rank has sent over a network transport (MPI, between hosts) since
+  // it was made; 0 where everything moves through shared memory.
+  virtual std::uint64_t network_bytes_sent() const { return 0; }
 };
 
 }  // namespace shmtrain::comm

@@ -9,6 +9,9 @@
 //   3. all-gather in place: every rank receives every block.
 // Each rank sends and receives (H - 1) / H of the chunk in each of steps 1 and 3, the traffic of
 // a ring all-reduce, and all ranks get the same bits.
+//
+// bf16 (--ddp_bf16_grads): the same protocol over 2-byte values, so half the bytes cross;
+// step 2 sums in float in rank order and rounds once to bf16 (comm/reduce_kernels.hpp).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -17,18 +20,31 @@
 #include "shmtrain/comm/reduce_kernels.hpp"
 
 namespace shmtrain::comm {
+namespace {
 
-void mpi_allreduce_alltoall(MpiTransport& transport, std::span<float> data, ReduceOp op,
-                            std::vector<float>& scratch) {
+MPI_Datatype mpi_type(const float*) { return MPI_FLOAT; }
+MPI_Datatype mpi_type(const bf16*) { return MPI_UINT16_T; }
+
+void reduce_block(float* destination, const float* const* sources, int count, std::size_t n, ReduceOp op,
+                  int threads) {
+  reduce_into(&destination, 1, sources, count, n, op, threads);
+}
+void reduce_block(bf16* destination, const bf16* const* sources, int count, std::size_t n, ReduceOp op, int) {
+  reduce_bf16_into(&destination, 1, sources, count, n, op, static_cast<float>(count));
+}
+
+template <typename T>
+void allreduce_alltoall(MpiTransport& transport, std::span<T> data, ReduceOp op, std::vector<T>& scratch) {
   const auto H = static_cast<std::size_t>(transport.size());
   const auto b = static_cast<std::size_t>(transport.rank());
+  const MPI_Datatype type = mpi_type(data.data());
   std::vector<int> counts(H), displacements(H), own_counts(H), own_displacements(H);
-  std::vector<const float*> sources(H);
+  std::vector<const T*> sources(H);
   std::size_t offset = 0;
   do {
     const std::size_t c = std::min(kMpiChunkFloats, data.size() - offset);
     const std::size_t w = (c + H - 1) / H;
-    float* chunk = data.data() + offset;
+    T* chunk = data.data() + offset;
     for (std::size_t q = 0; q < H; ++q) {
       const std::size_t begin = std::min(c, q * w);
       counts[q] = static_cast<int>(std::min(c, begin + w) - begin);
@@ -41,20 +57,33 @@ void mpi_allreduce_alltoall(MpiTransport& transport, std::span<float> data, Redu
       own_displacements[q] = static_cast<int>(q * own);
     }
     MPI_Request request = MPI_REQUEST_NULL;
-    transport.check(
-        MPI_Ialltoallv(chunk, counts.data(), displacements.data(), MPI_FLOAT, scratch.data(),
-                       own_counts.data(), own_displacements.data(), MPI_FLOAT, transport.comm(), &request),
-        "MPI_Ialltoallv");
-    transport.wait(request, fmt::format("the all-reduce's all-to-all ({} floats)", c));
+    transport.check(MPI_Ialltoallv(chunk, counts.data(), displacements.data(), type, scratch.data(),
+                                   own_counts.data(), own_displacements.data(), type, transport.comm(), &request),
+                    "MPI_Ialltoallv");
+    transport.count_sent((c - own) * sizeof(T));
+    transport.wait(request, fmt::format("the all-reduce's all-to-all ({} values)", c));
     for (std::size_t q = 0; q < H; ++q) sources[q] = scratch.data() + q * own;
-    float* destination = chunk + displacements[b];
-    reduce_into(&destination, 1, sources.data(), static_cast<int>(H), own, op, transport.options().threads);
-    transport.check(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_FLOAT, chunk, counts.data(), displacements.data(),
-                                    MPI_FLOAT, transport.comm(), &request),
+    reduce_block(chunk + displacements[b], sources.data(), static_cast<int>(H), own, op,
+                 transport.options().threads);
+    transport.check(MPI_Iallgatherv(MPI_IN_PLACE, 0, type, chunk, counts.data(), displacements.data(), type,
+                                    transport.comm(), &request),
                     "MPI_Iallgatherv");
-    transport.wait(request, fmt::format("the all-reduce's all-gather ({} floats)", c));
+    transport.count_sent(own * (H - 1) * sizeof(T));
+    transport.wait(request, fmt::format("the all-reduce's all-gather ({} values)", c));
     offset += c;
   } while (offset < data.size());
+}
+
+}  // namespace
+
+void mpi_allreduce_alltoall(MpiTransport& transport, std::span<float> data, ReduceOp op,
+                            std::vector<float>& scratch) {
+  allreduce_alltoall(transport, data, op, scratch);
+}
+
+void mpi_allreduce_bf16_alltoall(MpiTransport& transport, std::span<bf16> data, ReduceOp op,
+                                 std::vector<bf16>& scratch) {
+  allreduce_alltoall(transport, data, op, scratch);
 }
 
 }  // namespace shmtrain::comm

@@ -17,6 +17,14 @@ void MpiCommunicator::allreduce(std::span<float> data, ReduceOp op) {
   mpi_allreduce_alltoall(transport_, data, op, scratch_);
 }
 
+void MpiCommunicator::allreduce_bf16(std::span<bf16> data, ReduceOp op) {
+  if (size() == 1) {
+    LocalCommunicator().allreduce_bf16(data, op);
+    return;
+  }
+  mpi_allreduce_bf16_alltoall(transport_, data, op, scratch16_);
+}
+
 void MpiCommunicator::reduce_scatter(std::span<const float> input, std::span<float> output, ReduceOp op) {
   require_size("reduce_scatter: input", input.size(), output.size() * static_cast<std::size_t>(size()));
   mpi_reduce_scatter_alltoall(transport_, input, output, op, scratch_);
@@ -33,6 +41,7 @@ void MpiCommunicator::broadcast(std::span<float> data, int root) {
     transport_.check(
         MPI_Ibcast(data.data() + offset, static_cast<int>(c), MPI_FLOAT, root, transport_.comm(), &request),
         "MPI_Ibcast");
+    if (rank() == root) transport_.count_sent(c * sizeof(float) * static_cast<std::size_t>(size() - 1));
     transport_.wait(request, fmt::format("a broadcast from rank {} ({} floats)", root, c));
     offset += c;
   } while (offset < data.size());
@@ -66,6 +75,7 @@ void MpiCommunicator::allgather(std::span<const float> input, std::span<float> o
                                      MPI_FLOAT, output.data() + offset, counts.data(), displacements.data(),
                                      MPI_FLOAT, transport_.comm(), &request),
                      "MPI_Iallgatherv");
+    transport_.count_sent(c * sizeof(float) * (H - 1));
     transport_.wait(request, fmt::format("an all-gather ({} floats per rank)", c));
     offset += c;
   } while (offset < n);

@@ -38,6 +38,7 @@ void mpi_reduce_scatter_alltoall(MpiTransport& transport, std::span<const float>
                                    scratch.data(), counts.data(), receive_displacements.data(), MPI_FLOAT,
                                    transport.comm(), &request),
                     "MPI_Ialltoallv");
+    transport.count_sent((H - 1) * c * sizeof(float));
     transport.wait(request, fmt::format("the reduce-scatter's all-to-all ({} floats per rank)", c));
     for (std::size_t q = 0; q < H; ++q) sources[q] = scratch.data() + q * c;
     float* destination = output.data() + offset;

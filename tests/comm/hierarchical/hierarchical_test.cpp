@@ -87,6 +87,10 @@ TEST_P(Hierarchical, AllreduceAddsWithinHostsThenAcrossThem) {
   run_hosts(hosts(), L, [L](Communicator& comm) { check_allreduce_order(comm, L); });
 }
 
+TEST_P(Hierarchical, AllreduceBf16RoundsEachHostsPartialThenTheirSum) {
+  run_hosts(hosts(), local(), [&](comm::Communicator& comm) { check_allreduce_bf16(comm, local()); });
+}
+
 TEST_P(Hierarchical, BroadcastFromEveryRoot) { run_hosts(hosts(), local(), check_broadcast); }
 
 TEST_P(Hierarchical, AllgatherPlacesEveryRanksInputInRankOrder) {

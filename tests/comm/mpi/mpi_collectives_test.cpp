@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <iostream>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -42,6 +43,13 @@ TEST(MpiRanks, EveryCollectiveOnTheJobsLayout) {
     check_allgather(comm);
     check_reduce_scatter(comm);
     check_barrier(comm, dir);
+    const NetworkBytes bytes = check_allreduce_bf16(comm, local_size);
+    if (job.size() > local_size && bytes.fp32 == 0) throw Error("the all-reduce sent nothing between hosts");
+    if (job.rank() == 0) {
+      fmt::print("between hosts, the ranks sent {} bytes for the fp32 all-reduce of 300000 values and {} for "
+                 "the bf16 one\n",
+                 bytes.fp32, bytes.bf16);
+    }
     return 0;
   });
   EXPECT_EQ(code, 0);
@@ -59,6 +67,10 @@ TEST_P(MpiCollectives, EveryCollectiveIsExactOnSimulatedHosts) {
                               kDirVariable, dir.path().string(), mpiexec_prefix(ranks), self));
   EXPECT_EQ(run.exit_code, 0) << run.output();
   EXPECT_EQ(run.out.find("SKIPPED"), std::string::npos) << run.out;
+  // The ranks checked that bf16 sent exactly half the fp32 bytes; rank 0 prints how many.
+  const std::size_t at = run.out.find("between hosts, the ranks sent");
+  ASSERT_NE(at, std::string::npos) << run.out;
+  std::cout << run.out.substr(at, run.out.find('\n', at) - at) << "\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, MpiCollectives,

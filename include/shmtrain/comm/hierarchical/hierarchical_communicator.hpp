@@ -28,6 +28,7 @@ class HierarchicalCommunicator final : public Communicator {
   int rank() const override { return groups_.rank(); }
   int size() const override { return groups_.size(); }
   void allreduce(std::span<float> data, ReduceOp op) override { allreduce_hierarchical(groups_, data, op); }
+  void allreduce_bf16(std::span<bf16> data, ReduceOp op) override { allreduce_bf16_hierarchical(groups_, data, op); }
   void broadcast(std::span<float> data, int root) override { broadcast_hierarchical(groups_, data, root); }
   // The host's ranks meet, local rank 0 of every host meets, and the host's ranks meet again.
   void barrier() override;
@@ -38,6 +39,7 @@ class HierarchicalCommunicator final : public Communicator {
     reduce_scatter_hierarchical(groups_, input, output, op, staging_);
   }
   std::span<float> allocate(std::size_t count) override { return groups_.local.allocate(count); }
+  std::uint64_t network_bytes_sent() const override { return groups_.cross.network_bytes_sent(); }
 
  private:
   HostGroups groups_;

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "shmtrain/comm/communicator.hpp"
@@ -46,11 +47,17 @@ class MpiTransport {
   // Throws CommError with MPI's message unless code is MPI_SUCCESS.
   void check(int code, std::string_view what) const;
 
+  // The payload bytes this rank handed MPI for other ranks, as the algorithms count them (the
+  // bytes that cross between hosts; MPI's own headers not included).
+  void count_sent(std::size_t bytes) { bytes_sent_ += bytes; }
+  std::uint64_t bytes_sent() const { return bytes_sent_; }
+
  private:
   MPI_Comm comm_;
   MpiTransportOptions options_;
   int rank_ = 0;
   int size_ = 1;
+  std::uint64_t bytes_sent_ = 0;
 };
 
 // Throws CommError unless `count` fits the int counts and displacements of one MPI call.

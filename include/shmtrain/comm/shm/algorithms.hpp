@@ -27,8 +27,13 @@ void allreduce_reduce_scatter(ShmTransport& transport, std::span<float> data, Re
                               const BlockStage& stage = {});
 // The same pass over bf16 buffers, summed in float and rounded once. REQUIRES: every rank's
 // buffer lives in the arena (the zero-copy case); returns false, having moved nothing, when
-// one does not (the caller then falls back to moving floats).
-bool allreduce_bf16_reduce_scatter(ShmTransport& transport, std::span<bf16> data, ReduceOp op);
+// one does not (the caller then falls back to moving floats). With a stage, rank r's reduced
+// block (rounded to bf16) goes through the stage before every rank's buffer receives it;
+// avg_divisor > 0 replaces the group's size as avg's divisor (the hierarchical all-reduce
+// divides by the whole world's size before its block leaves the host).
+using Bf16BlockStage = std::function<void(std::span<bf16> block)>;
+bool allreduce_bf16_reduce_scatter(ShmTransport& transport, std::span<bf16> data, ReduceOp op,
+                                   const Bf16BlockStage& stage = {}, int avg_divisor = 0);
 void broadcast_staged(ShmTransport& transport, std::span<float> data, int root);
 void allgather_staged(ShmTransport& transport, std::span<const float> input, std::span<float> output);
 void reduce_scatter_staged(ShmTransport& transport, std::span<const float> input, std::span<float> output, ReduceOp op);
