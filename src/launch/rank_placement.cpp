@@ -1,6 +1,6 @@
 #include "shmtrain/launch/rank_placement.hpp"
 
-#include "worker_process.hpp"
+#include "shmtrain/topo/binding.hpp"
 
 namespace shmtrain::launch {
 
@@ -23,7 +23,7 @@ RankPlacement place_rank(const topo::TopologySource& source, topo::PlacementOpti
   const topo::PlacementPlan plan = topo::make_plan(topology, options);
   placement.entry = plan.workers[static_cast<std::size_t>(machine_rank)];
   if (plan.bind) {
-    bind_to_entry(topology, placement.entry);
+    topo::bind_this_process(topology, placement.entry);
     placement.bound = true;
     placement.binding = plan.oversubscribed ? "shmtrain (hwloc), oversubscribed" : "shmtrain (hwloc)";
   } else {

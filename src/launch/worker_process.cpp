@@ -11,6 +11,7 @@
 
 #include "shmtrain/comm/shm/shm_communicator.hpp"
 #include "shmtrain/tensor/threads.hpp"
+#include "shmtrain/topo/binding.hpp"
 
 namespace shmtrain::launch {
 namespace {
@@ -34,7 +35,7 @@ void redirect(int fd, int target) {
 int run(const WorkerSetup& setup) {
   const topo::PlacementEntry& entry = setup.plan->workers[static_cast<std::size_t>(setup.rank)];
   try {
-    if (setup.plan->bind) bind_to_entry(*setup.topology, entry);
+    if (setup.plan->bind) topo::bind_this_process(*setup.topology, entry);
     set_compute_threads(entry.threads);
     comm::ShmOptions options = setup.options->comm;
     options.transport.threads = entry.threads;

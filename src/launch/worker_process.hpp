@@ -27,8 +27,4 @@ struct WorkerSetup {
 // Never returns: runs the worker and ends the process with its exit code.
 [[noreturn]] void run_worker_process(const WorkerSetup& setup);
 
-// Binds this process to the entry's CPUs (and NUMA nodes when there are several). Throws
-// SystemError when CPU binding fails; a failed memory binding is printed as a warning.
-void bind_to_entry(const topo::Topology& topology, const topo::PlacementEntry& entry);
-
 }  // namespace shmtrain::launch

@@ -11,21 +11,11 @@
 
 #include <fmt/format.h>
 
+#include "hwloc_bitmap.hpp"
 #include "shmtrain/common/error.hpp"
 
 namespace shmtrain::topo {
 namespace {
-
-struct BitmapDeleter {
-  void operator()(hwloc_bitmap_s* bitmap) const { hwloc_bitmap_free(bitmap); }
-};
-using Bitmap = std::unique_ptr<hwloc_bitmap_s, BitmapDeleter>;
-
-Bitmap make_bitmap() {
-  Bitmap bitmap(hwloc_bitmap_alloc());
-  if (!bitmap) throw_errno("hwloc_bitmap_alloc");
-  return bitmap;
-}
 
 // The package's OS index is the socket number the machine reports, and survives restriction
 // (logical indices are renumbered when a cpuset removes a package).

@@ -15,6 +15,8 @@ struct hwloc_topology;
 
 namespace shmtrain::topo {
 
+struct PlacementEntry;  // placement.hpp
+
 struct TopologySource {
   // Empty: this machine. Otherwise an hwloc synthetic description, or the path of an XML file
   // (anything that names an existing file is read as XML).
@@ -54,10 +56,9 @@ class Topology {
   // One line per package: its NUMA nodes, cores and PUs.
   std::string summary() const;
 
-  // The hwloc handle, for binding. REQUIRES: is_this_system().
-  hwloc_topology* handle() const { return handle_; }
-
  private:
+  // The hwloc handle is binding's business alone (topo/binding.hpp).
+  friend void bind_this_process(const Topology& topology, const PlacementEntry& entry);
   Topology() = default;
   hwloc_topology* handle_ = nullptr;
   bool this_system_ = false;
