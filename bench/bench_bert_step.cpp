@@ -40,8 +40,8 @@ double sgemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k) {
   std::vector<double> rates;
   for (int r = 0; r < 5; ++r) {
     const auto t0 = Clock::now();
-    shmtrain::gemm(shmtrain::Trans::kNo, shmtrain::Trans::kYes, m, n, k, 1.0f, a.data(), k, b.data(), k, 0.0f,
-                   c.data(), n);
+    shmtrain::tensor::gemm(shmtrain::tensor::Trans::kNo, shmtrain::tensor::Trans::kYes, m, n, k, 1.0f,
+                           a.data(), k, b.data(), k, 0.0f, c.data(), n);
     if (r > 0) rates.push_back(2.0 * m * n * k / seconds_since(t0) / 1e9);
   }
   if (c[0] != 0.125f * static_cast<float>(k)) std::fprintf(stderr, "sgemm result wrong: %g\n", c[0]);
@@ -51,10 +51,10 @@ double sgemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  shmtrain::prepare_openblas(argv);
+  shmtrain::tensor::prepare_openblas(argv);
   std::string preset = "base";
   std::int64_t batch = 32, seq = 128, steps = 3;
-  int threads = shmtrain::allowed_cpu_count();
+  int threads = shmtrain::tensor::allowed_cpu_count();
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string k = argv[a];
     const char* v = argv[a + 1];
@@ -68,21 +68,21 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  shmtrain::set_compute_threads(threads);
+  shmtrain::tensor::set_compute_threads(threads);
   if (preset == "mini") preset = "small";  // this benchmark's old name for it
-  const shmtrain::BertConfig config = shmtrain::bench::bench_preset(preset);
-  const shmtrain::ParamTable table = shmtrain::ParamTable::for_sequence_classification(config);
-  shmtrain::HeapArenaAllocator heap;
+  const shmtrain::model::BertConfig config = shmtrain::bench::bench_preset(preset);
+  const shmtrain::model::ParamTable table = shmtrain::model::ParamTable::for_sequence_classification(config);
+  shmtrain::tensor::HeapArenaAllocator heap;
   auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
-  shmtrain::init_all_parameters(table, params, config, 1);
-  shmtrain::EncoderModel model(config, table, params, grads);
-  shmtrain::AdamW adamw(shmtrain::train::optimizer_slots(table), {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
+  shmtrain::model::init_all_parameters(table, params, config, 1);
+  shmtrain::model::EncoderModel model(config, table, params, grads);
+  shmtrain::optim::AdamW adamw(shmtrain::train::optimizer_slots(table), {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
 
   const shmtrain::data::Batch b = shmtrain::bench::synthetic_batch(config, batch, seq, 7);
 
-  fmt::print("# bench_bert_step: preset {}, batch {}, seq {}, {} compute threads, {}\n", preset, batch, seq, threads,
-             shmtrain::blas_startup_line());
+  fmt::print("# bench_bert_step: preset {}, batch {}, seq {}, {} compute threads, {}\n", preset, batch, seq,
+             threads, shmtrain::tensor::blas_startup_line());
   const double sgemm = sgemm_gflops(batch * seq, config.intermediate_size, config.hidden_size);
   std::vector<double> fwd, bwd, opt, total;
   float loss = 0;
@@ -95,8 +95,8 @@ int main(int argc, char** argv) {
     model.backward();
     const double tb = seconds_since(t0);
     t0 = Clock::now();
-    const double norm = shmtrain::global_grad_norm(grads);
-    adamw.step(params, grads, 2e-5f, {}, shmtrain::clip_coefficient(norm, 1.0));
+    const double norm = shmtrain::optim::global_grad_norm(grads);
+    adamw.step(params, grads, 2e-5f, {}, shmtrain::optim::clip_coefficient(norm, 1.0));
     const double to = seconds_since(t0);
     if (s == 0) continue;
     fwd.push_back(tf);

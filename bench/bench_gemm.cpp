@@ -21,7 +21,7 @@
 
 namespace {
 
-using shmtrain::Trans;
+using shmtrain::tensor::Trans;
 using Clock = std::chrono::steady_clock;
 
 struct Shape {
@@ -49,18 +49,20 @@ double gflops(const Shape& s, const std::function<void()>& run) {
   return rates[1];
 }
 
-const char* name(shmtrain::GemmBackend b) { return b == shmtrain::GemmBackend::kOneDnn ? "oneDNN" : "OpenBLAS"; }
+const char* name(shmtrain::tensor::GemmBackend b) {
+  return b == shmtrain::tensor::GemmBackend::kOneDnn ? "oneDNN" : "OpenBLAS";
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  shmtrain::prepare_openblas(argv);
+  shmtrain::tensor::prepare_openblas(argv);
   std::int64_t tokens = 2048;  // one worker's batch 16 x seq 128
   for (int a = 1; a + 1 < argc; a += 2) {
     if (std::strcmp(argv[a], "--tokens") == 0) tokens = std::atoll(argv[a + 1]);
   }
-  shmtrain::set_compute_threads(1);
-  const bool bf16 = shmtrain::bf16_gemm_available();
+  shmtrain::tensor::set_compute_threads(1);
+  const bool bf16 = shmtrain::tensor::bf16_gemm_available();
   const std::vector<Shape> shapes = {
       {"base qkv = x W^T", Trans::kNo, Trans::kYes, tokens, 2304, 768},
       {"base out = g W^T", Trans::kNo, Trans::kYes, tokens, 768, 3072},
@@ -76,7 +78,7 @@ int main(int argc, char** argv) {
       {"mini block 64 rows", Trans::kNo, Trans::kYes, 64, 1024, 256},
       {"mini dW = dy^T x", Trans::kYes, Trans::kNo, 1024, 256, tokens},
   };
-  fmt::print("# one thread, {}; GFLOP/s medians; tokens {}\n", shmtrain::blas_startup_line(), tokens);
+  fmt::print("# one thread, {}; GFLOP/s medians; tokens {}\n", shmtrain::tensor::blas_startup_line(), tokens);
   fmt::print("{:<20} {:>5} {:>5} {:>5} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9}\n", "product", "M", "N", "K",
              "OpenBLAS", "oneDNN", "dnn/blas", "fp32 auto", "bf16", "bf16/best");
   for (const Shape& s : shapes) {
@@ -84,27 +86,30 @@ int main(int argc, char** argv) {
     const std::int64_t ldb = s.tb == Trans::kNo ? s.n : s.k;
     std::vector<float> a(static_cast<std::size_t>(s.m * s.k), 0.5f), b(static_cast<std::size_t>(s.k * s.n), 0.25f),
         c(static_cast<std::size_t>(s.m * s.n));
-    std::vector<shmtrain::bf16> a16(a.size(), shmtrain::to_bf16(0.5f)), b16(b.size(), shmtrain::to_bf16(0.25f));
-    auto on = [&](shmtrain::GemmBackend backend) {
+    std::vector<shmtrain::tensor::bf16> a16(a.size(), shmtrain::tensor::to_bf16(0.5f)),
+        b16(b.size(), shmtrain::tensor::to_bf16(0.25f));
+    auto on = [&](shmtrain::tensor::GemmBackend backend) {
       return gflops(s, [&] {
-        shmtrain::gemm_serial_on(backend, s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f,
-                                 c.data(), s.n);
+        shmtrain::tensor::gemm_serial_on(backend, s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(),
+                                         ldb, 0.0f, c.data(), s.n);
       });
     };
-    const double blas = on(shmtrain::GemmBackend::kOpenBlas);
-    const double dnn = on(shmtrain::GemmBackend::kOneDnn);
-    const double half = bf16 ? gflops(s, [&] {
-      shmtrain::gemm_bf16_serial(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a16.data(), lda, b16.data(), ldb, 0.0f, c.data(),
-                                 s.n);
-    })
-                             : 0.0;
+    const double blas = on(shmtrain::tensor::GemmBackend::kOpenBlas);
+    const double dnn = on(shmtrain::tensor::GemmBackend::kOneDnn);
+    const double half =
+        bf16 ? gflops(s,
+                      [&] {
+                        shmtrain::tensor::gemm_bf16_serial(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a16.data(), lda,
+                                                           b16.data(), ldb, 0.0f, c.data(), s.n);
+                      })
+             : 0.0;
     if (c[0] != 0.125f * static_cast<float>(s.k)) {
       std::fprintf(stderr, "%s: wrong result %g\n", s.what.c_str(), static_cast<double>(c[0]));
       return 1;
     }
-    fmt::print("{:<20} {:>5} {:>5} {:>5} {:>9.1f} {:>9.1f} {:>8.2f}x {:>10} {:>9.1f} {:>8.2f}x\n", s.what, s.m, s.n,
-               s.k, blas, dnn, dnn / blas, name(shmtrain::gemm_backend_for(s.m, s.n, s.k)), half,
-               half / std::max(blas, dnn));
+    fmt::print("{:<20} {:>5} {:>5} {:>5} {:>9.1f} {:>9.1f} {:>8.2f}x {:>10} {:>9.1f} {:>8.2f}x\n", s.what,
+               s.m, s.n, s.k, blas, dnn, dnn / blas, name(shmtrain::tensor::gemm_backend_for(s.m, s.n, s.k)),
+               half, half / std::max(blas, dnn));
   }
   return 0;
 }

@@ -6,8 +6,8 @@
 
 namespace shmtrain::bench {
 
-BertConfig bench_preset(const std::string& name) {
-  BertConfig config;  // the defaults are bert-base-uncased's
+model::BertConfig bench_preset(const std::string& name) {
+  model::BertConfig config;  // the defaults are bert-base-uncased's
   if (name == "base") return config;
   if (name == "small") {
     config.num_hidden_layers = 4;
@@ -28,7 +28,7 @@ BertConfig bench_preset(const std::string& name) {
              name);
 }
 
-double step_flops(const BertConfig& config, std::int64_t batch, std::int64_t seq) {
+double step_flops(const model::BertConfig& config, std::int64_t batch, std::int64_t seq) {
   const double tokens = static_cast<double>(batch * seq);
   const double h = static_cast<double>(config.hidden_size);
   const double i = static_cast<double>(config.intermediate_size);
@@ -37,7 +37,8 @@ double step_flops(const BertConfig& config, std::int64_t batch, std::int64_t seq
   return 3.0 * (linear + attention) * static_cast<double>(config.num_hidden_layers);
 }
 
-data::Batch synthetic_batch(const BertConfig& config, std::int64_t batch, std::int64_t seq, std::uint64_t seed) {
+data::Batch synthetic_batch(const model::BertConfig& config, std::int64_t batch, std::int64_t seq,
+                            std::uint64_t seed) {
   data::Batch out;
   out.batch = batch;
   out.seq = seq;

@@ -79,28 +79,28 @@ train::EngineOptions engine_options(const TrainBenchOptions& options) {
 
 }  // namespace
 
-TrainBenchResult run_train_bench(comm::Communicator& communicator, const BertConfig& config,
+TrainBenchResult run_train_bench(comm::Communicator& communicator, const model::BertConfig& config,
                                  const TrainBenchOptions& options, std::int64_t batch) {
   const int P = communicator.size();
   const int rank = communicator.rank();
   if (batch % P != 0) fail_input("a batch of {} does not split over {} workers", batch, P);
-  const ParamTable table = ParamTable::for_sequence_classification(config);
+  const model::ParamTable table = model::ParamTable::for_sequence_classification(config);
   train::StepEngine engine(config, table, communicator, engine_options(options));
-  init_all_parameters(table, engine.params(), config, kSeed);
+  model::init_all_parameters(table, engine.params(), config, kSeed);
   engine.sync_parameters();
 
   const std::int64_t share = batch / P;
   const data::Batch mine = rows_of(synthetic_batch(config, batch, options.seq, kSeed), rank * share, share);
-  validate_batch(mine, config, "the synthetic batch");
+  model::validate_batch(mine, config, "the synthetic batch");
 
   std::vector<float> step_s, forward, backward, exchange, optimizer, losses;
   bool sane = true;
   communicator.barrier();
   for (int s = 0; s < options.warmup + options.steps; ++s) {
-    const StepContext context{.train = true,
-                              .seed = kSeed,
-                              .rank = static_cast<std::uint64_t>(rank),
-                              .step = static_cast<std::uint64_t>(s)};
+    const model::StepContext context{.train = true,
+                                     .seed = kSeed,
+                                     .rank = static_cast<std::uint64_t>(rank),
+                                     .step = static_cast<std::uint64_t>(s)};
     const auto start = Clock::now();
     const train::StepResult step = engine.step({&mine, 1}, {&context, 1}, kLearningRate, kMaxGradNorm);
     const double took = std::chrono::duration<double>(Clock::now() - start).count();
@@ -125,7 +125,7 @@ TrainBenchResult run_train_bench(comm::Communicator& communicator, const BertCon
 
   TrainBenchResult result;
   result.workers = P;
-  result.threads = compute_threads();
+  result.threads = tensor::compute_threads();
   result.batch = batch;
   if (options.steps > 0) {
     result.step_s = median(step_s);
@@ -144,8 +144,8 @@ TrainBenchResult run_train_bench(comm::Communicator& communicator, const BertCon
 }
 
 TrainBenchResult measure_configuration(const topo::Topology& topology,
-                                       const TrainBenchConfiguration& configuration, const BertConfig& config,
-                                       const TrainBenchOptions& options) {
+                                       const TrainBenchConfiguration& configuration,
+                                       const model::BertConfig& config, const TrainBenchOptions& options) {
   // Shared with the workers through fork: rank 0 writes its result here.
   void* mapping =
       mmap(nullptr, sizeof(TrainBenchResult), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -157,7 +157,7 @@ TrainBenchResult measure_configuration(const topo::Topology& topology,
   auto* shared = new (mapping) TrainBenchResult{};
 
   const int P = static_cast<int>(configuration.plan.workers.size());
-  const ParamTable table = ParamTable::for_sequence_classification(config);
+  const model::ParamTable table = model::ParamTable::for_sequence_classification(config);
   launch::LaunchOptions launch_options;
   launch_options.arena_bytes = train::StepEngine::shared_arena_bytes(table, P, engine_options(options));
   launch_options.other_ranks_stdout = false;

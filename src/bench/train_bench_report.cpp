@@ -20,9 +20,9 @@ constexpr double kSpeedupGoal = 1.0;           // Pxpart / 1xall
 constexpr double kEfficiencyGoal = 0.95;       // Pxpart / (P x 1xpart)
 constexpr double kExposedExchangeGoal = 0.05;  // of the P-worker step, on BERT-base
 
-void print_header(const BertConfig& config, const std::string& preset, const TrainBenchOptions& options,
-                  std::FILE* out) {
-  const ParamTable table = ParamTable::for_sequence_classification(config);
+void print_header(const model::BertConfig& config, const std::string& preset,
+                  const TrainBenchOptions& options, std::FILE* out) {
+  const model::ParamTable table = model::ParamTable::for_sequence_classification(config);
   fmt::print(
       out,
       "\npreset {} (L{} H{} A{} I{}, {:.1f}M parameters): global batch {} x seq {}, {} timed step(s) after "
@@ -39,11 +39,11 @@ void print_header(const BertConfig& config, const std::string& preset, const Tra
   std::fflush(out);
 }
 
-double gflops(const BertConfig& config, const TrainBenchOptions& options, const TrainBenchResult& r) {
+double gflops(const model::BertConfig& config, const TrainBenchOptions& options, const TrainBenchResult& r) {
   return r.step_s > 0 ? step_flops(config, r.batch, options.seq) / r.step_s * 1e-9 : 0.0;
 }
 
-void print_row(const TrainBenchConfiguration& c, const BertConfig& config, const std::string& preset,
+void print_row(const TrainBenchConfiguration& c, const model::BertConfig& config, const std::string& preset,
                const TrainBenchOptions& options, const TrainBenchResult& r, bool json, std::FILE* out) {
   if (json) {
     const nlohmann::ordered_json row = {{"kind", "row"},
@@ -70,7 +70,7 @@ void print_row(const TrainBenchConfiguration& c, const BertConfig& config, const
                                         {"first_loss", r.first_loss},
                                         {"last_loss", r.last_loss},
                                         {"verified", r.verified},
-                                        {"openblas_core", openblas_core()}};
+                                        {"openblas_core", tensor::openblas_core()}};
     fmt::print(out, "{}\n", row.dump());
   } else {
     fmt::print(out,
@@ -124,8 +124,9 @@ void print_ratios(const std::map<std::string, TrainBenchResult>& rows, int P, co
 bool report_train_bench(const topo::Topology& topology, const TrainBenchPlan& bench_plan,
                         const std::string& preset, const TrainBenchOptions& options, bool json,
                         std::FILE* out) {
-  const BertConfig config = bench_preset(preset);
-  validate_batch(synthetic_batch(config, 1, options.seq, 0), config, fmt::format("--seq {}", options.seq));
+  const model::BertConfig config = bench_preset(preset);
+  model::validate_batch(synthetic_batch(config, 1, options.seq, 0), config,
+                        fmt::format("--seq {}", options.seq));
   if (!json) print_header(config, preset, options, out);
   std::map<std::string, TrainBenchResult> rows;
   bool verified = true;

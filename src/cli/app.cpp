@@ -16,7 +16,7 @@
 namespace shmtrain::cli {
 
 int run(int argc, char** argv) {
-  prepare_openblas(argv);
+  tensor::prepare_openblas(argv);
 
   CLI::App app{"shmtrain: fine-tune BERT-class models on CPU servers, one worker per socket"};
   app.require_subcommand(1);

@@ -55,7 +55,7 @@ int run_bench_allreduce_under_mpi(const BenchAllreduceFlags& flags) {
     fmt::print("{}", job.report());
     std::fflush(stdout);
   }
-  set_compute_threads(entry.threads);
+  tensor::set_compute_threads(entry.threads);
   launch::LaunchOptions launch_options;
   launch_options.arena_bytes = *std::max_element(options.sizes.begin(), options.sizes.end()) + 4096;
   const std::string layout = fmt::format("{} ranks = {} host(s) x {}{}", job.size(), job.hosts(), job.local_size(),
@@ -102,8 +102,9 @@ struct BenchTrainFlags {
 int run_bench_train(const BenchTrainFlags& flags) {
   if (flags.options.steps < 1) fail_input("--steps must be >= 1, not {}", flags.options.steps);
   if (flags.options.warmup < 0) fail_input("--warmup must be >= 0, not {}", flags.options.warmup);
-  if (flags.options.bf16 && !bf16_gemm_available()) {
-    fail_input("--bf16 needs a CPU with AVX512-BF16 or AMX; this one has: {}", cpu_features().summary());
+  if (flags.options.bf16 && !tensor::bf16_gemm_available()) {
+    fail_input("--bf16 needs a CPU with AVX512-BF16 or AMX; this one has: {}",
+               tensor::cpu_features().summary());
   }
   const std::vector<std::string> presets =
       flags.preset == "both" ? std::vector<std::string>{"base", "small"} : std::vector<std::string>{flags.preset};
@@ -113,7 +114,7 @@ int run_bench_train(const BenchTrainFlags& flags) {
   const bench::TrainBenchPlan bench_plan =
       bench::plan_train_bench(resolved.topology, placement, resolved.plan, flags.options.global_batch, flags.configs);
   if (!flags.json) {
-    fmt::print("{}\n{}\n{}", blas_startup_line(), gemm_backends_line(flags.options.bf16),
+    fmt::print("{}\n{}\n{}", tensor::blas_startup_line(), tensor::gemm_backends_line(flags.options.bf16),
                topo::format_plan(resolved.plan));
     for (const std::string& note : bench_plan.notes) fmt::print("note: {}\n", note);
     std::fflush(stdout);

@@ -13,9 +13,9 @@ Command add_info_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("info", "Print the CPU features, BLAS kernels and thread count shmtrain will use");
   return {sub, [] {
     fmt::print("shmtrain 0.1.0\n");
-    fmt::print("cpu features: {}\n", cpu_features().summary());
-    fmt::print("{}\n", blas_startup_line());
-    fmt::print("compute threads: {} (allowed cpus)\n", compute_threads());
+    fmt::print("cpu features: {}\n", tensor::cpu_features().summary());
+    fmt::print("{}\n", tensor::blas_startup_line());
+    fmt::print("compute threads: {} (allowed cpus)\n", tensor::compute_threads());
     return 0;
   }};
 }

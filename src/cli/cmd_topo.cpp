@@ -33,7 +33,7 @@ int check_binding(const launch::WorkerContext& context, const topo::PlacementPla
   constexpr int kCpus = 64;
   std::vector<float> mine(2 + kCpus, 0.0f);
   mine[0] = static_cast<float>(context.rank);
-  mine[1] = static_cast<float>(compute_threads());
+  mine[1] = static_cast<float>(tensor::compute_threads());
   for (int cpu : affinity_of_this_process()) {
     if (cpu < kCpus) mine[static_cast<std::size_t>(2 + cpu)] = 1.0f;
   }

@@ -83,7 +83,7 @@ int run_train_under_mpi(const TrainCommand& command) {
     fmt::print("{}", job.report());
     std::fflush(stdout);
   }
-  set_compute_threads(entry.threads);
+  tensor::set_compute_threads(entry.threads);
   std::optional<train::PreparedRun> prepared;
   job.together([&] { prepared.emplace(train::prepare_inputs(options)); });
   if (options.dry_run) {
@@ -123,7 +123,7 @@ int run_train(const TrainCommand& command) {
     std::fflush(stdout);
   }
   // The launcher tokenizes on every CPU it may use; a single worker on the threads it trains with.
-  set_compute_threads(workers > 1 ? allowed_cpu_count() : threads);
+  tensor::set_compute_threads(workers > 1 ? tensor::allowed_cpu_count() : threads);
   const train::PreparedRun prepared = train::prepare_run(options);
   if (options.dry_run) {
     train::print_dry_run(options, options_toml, prepared, workers, threads, stdout);
@@ -134,7 +134,7 @@ int run_train(const TrainCommand& command) {
     return 0;
   };
   if (workers == 1) return launch::run_in_this_process(plan, worker);
-  stop_compute_threads();
+  tensor::stop_compute_threads();
   launch::LaunchOptions launch_options;
   launch_options.arena_bytes = train::shared_arena_bytes(options, prepared, workers);
   launch_options.other_ranks_stdout = false;

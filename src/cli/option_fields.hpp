@@ -78,18 +78,18 @@ struct Field<train::Bf16Mode> {
 };
 
 template <>
-struct Field<LrSchedule> {
+struct Field<optim::LrSchedule> {
   static constexpr OptionType kType = OptionType::kString;
-  static LrSchedule from(const OptionValue& value, std::string_view where, std::string_view name) {
+  static optim::LrSchedule from(const OptionValue& value, std::string_view where, std::string_view name) {
     const std::string* s = std::get_if<std::string>(&value);
     if (s == nullptr) fail_input("{}: {} must be a string", where, name);
     try {
-      return parse_lr_schedule(*s);
+      return optim::parse_lr_schedule(*s);
     } catch (const InputError& e) {
       fail_input("{}: {}", where, e.what());
     }
   }
-  static std::string show(LrSchedule value) { return toml_string(to_string(value)); }
+  static std::string show(optim::LrSchedule value) { return toml_string(to_string(value)); }
 };
 
 template <>

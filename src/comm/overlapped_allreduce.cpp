@@ -6,8 +6,13 @@
 namespace shmtrain::comm {
 
 OverlappedAllreduce::OverlappedAllreduce(Communicator& comm, std::span<float> buffer, ReduceOp op,
-                                         std::size_t min_bucket, std::span<bf16> wire)
-    : comm_(comm), buffer_(buffer), wire_(wire), op_(op), min_bucket_(min_bucket), handed_from_(buffer.size()) {
+                                         std::size_t min_bucket, std::span<tensor::bf16> wire)
+    : comm_(comm),
+      buffer_(buffer),
+      wire_(wire),
+      op_(op),
+      min_bucket_(min_bucket),
+      handed_from_(buffer.size()) {
   if (!wire.empty() && wire.size() != buffer.size()) {
     throw Error(fmt::format("OverlappedAllreduce: a bf16 wire of {} values for a buffer of {}", wire.size(),
                             buffer.size()));

@@ -13,20 +13,21 @@ namespace {
 // avg divides, as the float all-reduce does (reduce_kernels.cpp).
 float finish(float acc, ReduceOp op, float divisor) { return op == ReduceOp::avg ? acc / divisor : acc; }
 
-void reduce_scalar(bf16* const* dst, int destinations, const bf16* const* src, int sources, std::size_t count,
-                   ReduceOp op, float divisor) {
+void reduce_scalar(tensor::bf16* const* dst, int destinations, const tensor::bf16* const* src, int sources,
+                   std::size_t count, ReduceOp op, float divisor) {
   for (std::size_t i = 0; i < count; ++i) {
-    float acc = to_float(src[0][i]);
+    float acc = tensor::to_float(src[0][i]);
     for (int q = 1; q < sources; ++q) {
-      const float v = to_float(src[q][i]);
+      const float v = tensor::to_float(src[q][i]);
       acc = op == ReduceOp::max ? std::max(acc, v) : acc + v;
     }
-    const bf16 out = to_bf16(finish(acc, op, divisor));
+    const tensor::bf16 out = tensor::to_bf16(finish(acc, op, divisor));
     for (int d = 0; d < destinations; ++d) dst[d][i] = out;
   }
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) __m512 load16(const bf16* p, __mmask16 mask) {
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) __m512 load16(const tensor::bf16* p,
+                                                                              __mmask16 mask) {
   const __m256i raw = _mm256_maskz_loadu_epi16(mask, p);
   // The zero-masked forms: GCC 12 warns (falsely) about the undefined vector inside the plain ones.
   const __m512i wide = _mm512_maskz_cvtepu16_epi32(static_cast<__mmask16>(0xffff), raw);
@@ -35,8 +36,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) __m512 load16(co
 
 // The same sums 16 values at a time; VCVTNEPS2BF16 rounds as to_bf16 does.
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void reduce_avx512(
-    bf16* const* dst, int destinations, const bf16* const* src, int sources, std::size_t count, ReduceOp op,
-    float divisor) {
+    tensor::bf16* const* dst, int destinations, const tensor::bf16* const* src, int sources,
+    std::size_t count, ReduceOp op, float divisor) {
   const __m512 scale = _mm512_set1_ps(divisor);
   for (std::size_t i = 0; i < count; i += 16) {
     const __mmask16 mask =
@@ -56,9 +57,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void reduce_avx5
 
 }  // namespace
 
-void reduce_bf16_into(bf16* const* dst, int destinations, const bf16* const* src, int sources, std::size_t count,
-                      ReduceOp op, float divisor) {
-  const CpuFeatures& cpu = cpu_features();
+void reduce_bf16_into(tensor::bf16* const* dst, int destinations, const tensor::bf16* const* src, int sources,
+                      std::size_t count, ReduceOp op, float divisor) {
+  const tensor::CpuFeatures& cpu = tensor::cpu_features();
   if (cpu.avx512_core() && cpu.avx512_bf16) {
     reduce_avx512(dst, destinations, src, sources, count, op, divisor);
   } else {

@@ -36,7 +36,7 @@ int run(const WorkerSetup& setup) {
   const topo::PlacementEntry& entry = setup.plan->workers[static_cast<std::size_t>(setup.rank)];
   try {
     if (setup.plan->bind) topo::bind_this_process(*setup.topology, entry);
-    set_compute_threads(entry.threads);
+    tensor::set_compute_threads(entry.threads);
     comm::ShmOptions options = setup.options->comm;
     options.transport.threads = entry.threads;
     comm::ShmCommunicator communicator(setup.segment, setup.rank, options);

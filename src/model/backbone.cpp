@@ -12,7 +12,7 @@
 #include "shmtrain/tensor/layernorm.hpp"
 #include "shmtrain/tensor/word_position_embedding.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 namespace {
 
 constexpr std::uint64_t kEmbeddingSite = 0;
@@ -49,7 +49,7 @@ LayerParams Backbone::layer_params(std::span<float> arena, std::int64_t layer) c
           w(m.output),         b(m.output),         w(m.output_norm),      b(m.output_norm)};
 }
 
-void Backbone::set_bf16_weights(std::span<const bf16> weights16) {
+void Backbone::set_bf16_weights(std::span<const tensor::bf16> weights16) {
   uses_bf16_ = !weights16.empty();
   if (uses_bf16_ && static_cast<std::int64_t>(weights16.size()) < table_.count()) {
     throw Error(fmt::format("bf16 weight arena holds {} values; the model needs {}", weights16.size(),
@@ -68,7 +68,7 @@ void Backbone::set_bf16_weights(std::span<const bf16> weights16) {
 LayerDropout Backbone::layer_dropout(std::int64_t layer) const {
   if (!context_.train) return {};
   auto key = [&](int k) {
-    return dropout_key(context_.seed, context_.rank, context_.step, layer_site(layer, k));
+    return tensor::dropout_key(context_.seed, context_.rank, context_.step, layer_site(layer, k));
   };
   const auto hidden_p = static_cast<float>(config_.hidden_dropout_prob);
   return {.hidden_p = hidden_p,
@@ -123,21 +123,21 @@ const float* Backbone::forward(const data::Batch& batch, const StepContext& cont
     mask_add_[i] = batch.attention_mask[i] != 0 ? 0.0f : std::numeric_limits<float>::lowest();
   }
   if (config_.has_token_types()) {
-    embedding_forward(emb_sum_.data(), batch.input_ids.data(), batch.token_type_ids.data(),
-                      param("embeddings.word_embeddings.weight"),
-                      param("embeddings.position_embeddings.weight"),
-                      param("embeddings.token_type_embeddings.weight"), b_size, t, h);
+    tensor::embedding_forward(emb_sum_.data(), batch.input_ids.data(), batch.token_type_ids.data(),
+                              param("embeddings.word_embeddings.weight"),
+                              param("embeddings.position_embeddings.weight"),
+                              param("embeddings.token_type_embeddings.weight"), b_size, t, h);
   } else {
-    word_position_embedding_forward(emb_sum_.data(), batch.input_ids.data(),
-                                    param("embeddings.word_embeddings.weight"),
-                                    param("embeddings.position_embeddings.weight"), b_size, t, h);
+    tensor::word_position_embedding_forward(emb_sum_.data(), batch.input_ids.data(),
+                                            param("embeddings.word_embeddings.weight"),
+                                            param("embeddings.position_embeddings.weight"), b_size, t, h);
   }
-  layernorm_forward(emb_out_.data(), emb_mean_.data(), emb_rstd_.data(), emb_sum_.data(),
-                    param("embeddings.LayerNorm.weight"), param("embeddings.LayerNorm.bias"), n, h,
-                    static_cast<float>(config_.layer_norm_eps));
+  tensor::layernorm_forward(emb_out_.data(), emb_mean_.data(), emb_rstd_.data(), emb_sum_.data(),
+                            param("embeddings.LayerNorm.weight"), param("embeddings.LayerNorm.bias"), n, h,
+                            static_cast<float>(config_.layer_norm_eps));
   const float hidden_p = context.train ? static_cast<float>(config_.hidden_dropout_prob) : 0.0f;
-  dropout_forward(emb_out_.data(), emb_out_.data(), n * h, hidden_p,
-                  dropout_key(context.seed, context.rank, context.step, kEmbeddingSite));
+  tensor::dropout_forward(emb_out_.data(), emb_out_.data(), n * h, hidden_p,
+                          tensor::dropout_key(context.seed, context.rank, context.step, kEmbeddingSite));
 
   const float* x = emb_out_.data();
   for (std::int64_t l = 0; l < config_.num_hidden_layers; ++l) {
@@ -168,22 +168,22 @@ void Backbone::backward(const GradientsFinal& done) {
   }
 
   const float hidden_p = context_.train ? static_cast<float>(config_.hidden_dropout_prob) : 0.0f;
-  dropout_backward(dy, dy, n * h, hidden_p,
-                   dropout_key(context_.seed, context_.rank, context_.step, kEmbeddingSite));
-  layernorm_backward(dx, grad("embeddings.LayerNorm.weight"), grad("embeddings.LayerNorm.bias"), dy,
-                     emb_sum_.data(), param("embeddings.LayerNorm.weight"), emb_mean_.data(),
-                     emb_rstd_.data(), n, h);
+  tensor::dropout_backward(dy, dy, n * h, hidden_p,
+                           tensor::dropout_key(context_.seed, context_.rank, context_.step, kEmbeddingSite));
+  tensor::layernorm_backward(dx, grad("embeddings.LayerNorm.weight"), grad("embeddings.LayerNorm.bias"), dy,
+                             emb_sum_.data(), param("embeddings.LayerNorm.weight"), emb_mean_.data(),
+                             emb_rstd_.data(), n, h);
   if (config_.has_token_types()) {
-    embedding_backward(grad("embeddings.word_embeddings.weight"),
-                       grad("embeddings.position_embeddings.weight"),
-                       grad("embeddings.token_type_embeddings.weight"), dx, batch.input_ids.data(),
-                       batch.token_type_ids.data(), b_size, t, h, config_.pad_token_id);
+    tensor::embedding_backward(grad("embeddings.word_embeddings.weight"),
+                               grad("embeddings.position_embeddings.weight"),
+                               grad("embeddings.token_type_embeddings.weight"), dx, batch.input_ids.data(),
+                               batch.token_type_ids.data(), b_size, t, h, config_.pad_token_id);
   } else {
-    word_position_embedding_backward(grad("embeddings.word_embeddings.weight"),
-                                     grad("embeddings.position_embeddings.weight"), dx,
-                                     batch.input_ids.data(), b_size, t, h, config_.pad_token_id);
+    tensor::word_position_embedding_backward(grad("embeddings.word_embeddings.weight"),
+                                             grad("embeddings.position_embeddings.weight"), dx,
+                                             batch.input_ids.data(), b_size, t, h, config_.pad_token_id);
   }
   done_from(0);
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

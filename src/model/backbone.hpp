@@ -15,7 +15,7 @@
 #include "shmtrain/model/step_context.hpp"
 #include "shmtrain/tensor/bf16.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 // The dropout site of a layer's k-th dropout; layer_site(num_hidden_layers, 0) is the head's.
 inline std::uint64_t layer_site(std::int64_t layer, int k) {
@@ -35,7 +35,7 @@ class Backbone {
   // --bf16: the encoder layers' linears and attention products read their weights from
   // `weights16`, a bf16 copy of the parameter arena (same layout); the embeddings stay in
   // float. An empty span: float32. Throws Error when the copy is shorter than the arena.
-  void set_bf16_weights(std::span<const bf16> weights16);
+  void set_bf16_weights(std::span<const tensor::bf16> weights16);
   bool uses_bf16() const { return uses_bf16_; }
 
   // Where the head writes d(loss)/d(hidden states) (B*T, H) before backward().
@@ -77,4 +77,4 @@ class Backbone {
   std::vector<float> dhidden_a_, dhidden_b_;  // (B*T, H)
 };
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

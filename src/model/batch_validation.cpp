@@ -2,7 +2,7 @@
 
 #include "shmtrain/common/error.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 void validate_batch(const data::Batch& rows, const BertConfig& c, const std::string& source) {
   const auto& [batch, seq, input_ids, token_type_ids, attention_mask, labels, targets, start_positions,
@@ -58,4 +58,4 @@ void validate_batch(const data::Batch& rows, const BertConfig& c, const std::str
   }
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

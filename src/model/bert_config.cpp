@@ -3,7 +3,7 @@
 #include "architectures/architecture.hpp"
 #include "shmtrain/common/error.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 std::string BertConfig::architecture() const {
   const char* head_name =
@@ -67,4 +67,4 @@ void BertConfig::validate(const std::string& source) const {
   }
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -12,7 +12,7 @@
 #include "shmtrain/tensor/relu.hpp"
 #include "shmtrain/tensor/tanh.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 ClassificationHead::ClassificationHead(const BertConfig& config, const ParamTable& table,
                                        std::span<float> params, std::span<float> grads)
     : config_(config), relu_(architecture_of(config).pooler_relu) {
@@ -47,23 +47,24 @@ float ClassificationHead::forward(const float* hidden, const data::Batch& batch,
   for (auto* v : {&logits_, &probs_}) fit(*v, b_size * labels);
 
   for (std::int64_t b = 0; b < b_size; ++b) std::copy_n(hidden + b * seq_ * h, h, cls_.data() + b * h);
-  linear_forward(pooled_pre_.data(), cls_.data(), dense_w_, dense_b_, b_size, h, h);
+  tensor::linear_forward(pooled_pre_.data(), cls_.data(), dense_w_, dense_b_, b_size, h, h);
   if (relu_) {
-    relu_forward(pooled_.data(), pooled_pre_.data(), b_size * h);
+    tensor::relu_forward(pooled_.data(), pooled_pre_.data(), b_size * h);
   } else {
-    tanh_forward(pooled_.data(), pooled_pre_.data(), b_size * h);
+    tensor::tanh_forward(pooled_.data(), pooled_pre_.data(), b_size * h);
   }
-  dropout_forward(
-      pooled_dropped_.data(), pooled_.data(), b_size * h, dropout_p(),
-      dropout_key(context.seed, context.rank, context.step, layer_site(config_.num_hidden_layers, 0)));
-  linear_forward(logits_.data(), pooled_dropped_.data(), classifier_w_, classifier_b_, b_size, h, labels);
+  tensor::dropout_forward(pooled_dropped_.data(), pooled_.data(), b_size * h, dropout_p(),
+                          tensor::dropout_key(context.seed, context.rank, context.step,
+                                              layer_site(config_.num_hidden_layers, 0)));
+  tensor::linear_forward(logits_.data(), pooled_dropped_.data(), classifier_w_, classifier_b_, b_size, h,
+                         labels);
 
   if (config_.is_regression()) {
     if (batch.targets.empty()) return std::numeric_limits<float>::quiet_NaN();
-    return mse_forward(logits_.data(), batch.targets.data(), b_size);
+    return tensor::mse_forward(logits_.data(), batch.targets.data(), b_size);
   }
   if (batch.labels.empty()) return std::numeric_limits<float>::quiet_NaN();
-  return cross_entropy_forward(probs_.data(), logits_.data(), batch.labels.data(), b_size, labels);
+  return tensor::cross_entropy_forward(probs_.data(), logits_.data(), batch.labels.data(), b_size, labels);
 }
 
 void ClassificationHead::backward(float* dhidden, float loss_scale) {
@@ -74,26 +75,28 @@ void ClassificationHead::backward(float* dhidden, float loss_scale) {
 
   std::vector<float>& dlogits = probs_;  // the loss backward overwrites the cached softmax in place
   if (config_.is_regression()) {
-    mse_backward(dlogits.data(), logits_.data(), batch.targets.data(), b_size, loss_scale);
+    tensor::mse_backward(dlogits.data(), logits_.data(), batch.targets.data(), b_size, loss_scale);
   } else {
-    cross_entropy_backward(dlogits.data(), probs_.data(), batch.labels.data(), b_size, labels, loss_scale);
+    tensor::cross_entropy_backward(dlogits.data(), probs_.data(), batch.labels.data(), b_size, labels,
+                                   loss_scale);
   }
-  linear_backward(dpooled_.data(), d_classifier_w_, d_classifier_b_, dlogits.data(), pooled_dropped_.data(),
-                  classifier_w_, b_size, h, labels);
-  dropout_backward(
-      dpooled_.data(), dpooled_.data(), b_size * h, dropout_p(),
-      dropout_key(context_.seed, context_.rank, context_.step, layer_site(config_.num_hidden_layers, 0)));
+  tensor::linear_backward(dpooled_.data(), d_classifier_w_, d_classifier_b_, dlogits.data(),
+                          pooled_dropped_.data(), classifier_w_, b_size, h, labels);
+  tensor::dropout_backward(dpooled_.data(), dpooled_.data(), b_size * h, dropout_p(),
+                           tensor::dropout_key(context_.seed, context_.rank, context_.step,
+                                               layer_site(config_.num_hidden_layers, 0)));
   if (relu_) {
-    relu_backward(dpooled_.data(), dpooled_.data(), pooled_.data(), b_size * h);
+    tensor::relu_backward(dpooled_.data(), dpooled_.data(), pooled_.data(), b_size * h);
   } else {
-    tanh_backward(dpooled_.data(), dpooled_.data(), pooled_.data(), b_size * h);
+    tensor::tanh_backward(dpooled_.data(), dpooled_.data(), pooled_.data(), b_size * h);
   }
   // Only the [CLS] rows feed the head.
   std::fill_n(dhidden, b_size * seq_ * h, 0.0f);
   std::vector<float>& dcls =
       pooled_pre_;  // free once the activation's backward (which reads pooled_) is done
-  linear_backward(dcls.data(), d_dense_w_, d_dense_b_, dpooled_.data(), cls_.data(), dense_w_, b_size, h, h);
+  tensor::linear_backward(dcls.data(), d_dense_w_, d_dense_b_, dpooled_.data(), cls_.data(), dense_w_, b_size,
+                          h, h);
   for (std::int64_t b = 0; b < b_size; ++b) std::copy_n(dcls.data() + b * h, h, dhidden + b * seq_ * h);
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -12,7 +12,7 @@
 #include "shmtrain/model/param_table.hpp"
 #include "task_head.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 class ClassificationHead final : public TaskHead {
  public:
@@ -40,4 +40,4 @@ class ClassificationHead final : public TaskHead {
   std::vector<float> logits_, probs_;                                        // (B, L)
 };
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -7,25 +7,27 @@
 #include "shmtrain/tensor/linear.hpp"
 #include "shmtrain/tensor/parallel.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 namespace {
 
 // out = dropout(out) + residual, in place; the mask goes to `mask`.
-void dropout_add(float* out, const float* residual, std::int64_t n, float p, DropoutKey key,
+void dropout_add(float* out, const float* residual, std::int64_t n, float p, tensor::DropoutKey key,
                  std::uint16_t* mask) {
-  dropout_forward(out, out, n, p, key, 0, mask);
-  parallel_blocks(n, 16384, [&](std::int64_t i0, std::int64_t i1) {
+  tensor::dropout_forward(out, out, n, p, key, 0, mask);
+  tensor::parallel_blocks(n, 16384, [&](std::int64_t i0, std::int64_t i1) {
     for (std::int64_t i = i0; i < i1; ++i) out[i] += residual[i];
   });
 }
 
 void add_into(float* out, const float* x, std::int64_t n) {
-  parallel_blocks(n, 16384, [&](std::int64_t i0, std::int64_t i1) {
+  tensor::parallel_blocks(n, 16384, [&](std::int64_t i0, std::int64_t i1) {
     for (std::int64_t i = i0; i < i1; ++i) out[i] += x[i];
   });
 }
 
-AttentionShape attention_shape(const LayerDims& d) { return {d.batch, d.seq, d.heads, d.hidden / d.heads}; }
+tensor::AttentionShape attention_shape(const LayerDims& d) {
+  return {d.batch, d.seq, d.heads, d.hidden / d.heads};
+}
 
 // The forward's tail, common to both precisions: res1 holds the attention output dense's
 // result; on to LN2's output.
@@ -36,25 +38,25 @@ void forward_tail(LayerCache& c, const float* x, const LayerParams& w, const Lay
   const std::int64_t h = d.hidden;
   dropout_add(c.res1.data(), x, n * h, drop.attention_output_p, drop.attention_output,
               c.attention_output_dropout_mask.data());
-  layernorm_forward(c.ln1_out.data(), c.ln1_mean.data(), c.ln1_rstd.data(), c.res1.data(), w.ln1_w, w.ln1_b,
-                    n, h, d.layer_norm_eps);
-  if constexpr (std::is_same_v<Inter, bf16>) {
-    convert_to_bf16(c.ln1_out16.data(), c.ln1_out.data(), n * h);
-    linear_forward(c.inter_pre.data(), c.ln1_out16.data(), w.weights16.inter_w, w.inter_b, n, h,
-                   d.intermediate);
+  tensor::layernorm_forward(c.ln1_out.data(), c.ln1_mean.data(), c.ln1_rstd.data(), c.res1.data(), w.ln1_w,
+                            w.ln1_b, n, h, d.layer_norm_eps);
+  if constexpr (std::is_same_v<Inter, tensor::bf16>) {
+    tensor::convert_to_bf16(c.ln1_out16.data(), c.ln1_out.data(), n * h);
+    tensor::linear_forward(c.inter_pre.data(), c.ln1_out16.data(), w.weights16.inter_w, w.inter_b, n, h,
+                           d.intermediate);
   } else {
-    linear_forward(c.inter_pre.data(), c.ln1_out.data(), w.inter_w, w.inter_b, n, h, d.intermediate);
+    tensor::linear_forward(c.inter_pre.data(), c.ln1_out.data(), w.inter_w, w.inter_b, n, h, d.intermediate);
   }
-  gelu_forward(inter_act, c.inter_pre.data(), n * d.intermediate);
-  if constexpr (std::is_same_v<Inter, bf16>) {
-    linear_forward(c.res2.data(), inter_act, w.weights16.out_w, w.out_b, n, d.intermediate, h);
+  tensor::gelu_forward(inter_act, c.inter_pre.data(), n * d.intermediate);
+  if constexpr (std::is_same_v<Inter, tensor::bf16>) {
+    tensor::linear_forward(c.res2.data(), inter_act, w.weights16.out_w, w.out_b, n, d.intermediate, h);
   } else {
-    linear_forward(c.res2.data(), inter_act, w.out_w, w.out_b, n, d.intermediate, h);
+    tensor::linear_forward(c.res2.data(), inter_act, w.out_w, w.out_b, n, d.intermediate, h);
   }
   dropout_add(c.res2.data(), c.ln1_out.data(), n * h, drop.hidden_p, drop.output,
               c.output_dropout_mask.data());
-  layernorm_forward(c.ln2_out.data(), c.ln2_mean.data(), c.ln2_rstd.data(), c.res2.data(), w.ln2_w, w.ln2_b,
-                    n, h, d.layer_norm_eps);
+  tensor::layernorm_forward(c.ln2_out.data(), c.ln2_mean.data(), c.ln2_rstd.data(), c.res2.data(), w.ln2_w,
+                            w.ln2_b, n, h, d.layer_norm_eps);
 }
 
 }  // namespace
@@ -74,8 +76,9 @@ void LayerCache::resize(const LayerDims& d, bool use_bf16) {
   for (auto* v : {&x16, &ctx16, &ln1_out16}) fit(*v, b16 * n * h);
   fit(qkv16, b16 * n * 3 * h);
   fit(inter_act16, b16 * n * d.intermediate);
-  fit(attention_dropout_mask, attention_dropout_mask_words(attention_shape(d)));
-  for (auto* v : {&attention_output_dropout_mask, &output_dropout_mask}) fit(*v, dropout_mask_words(n * h));
+  fit(attention_dropout_mask, tensor::attention_dropout_mask_words(attention_shape(d)));
+  for (auto* v : {&attention_output_dropout_mask, &output_dropout_mask})
+    fit(*v, tensor::dropout_mask_words(n * h));
 }
 
 void LayerScratch::resize(const LayerDims& d, bool use_bf16) {
@@ -96,20 +99,20 @@ void encoder_layer_forward(LayerCache& c, const float* x, const float* mask_add,
                            const LayerDims& d, const LayerDropout& drop) {
   const std::int64_t n = d.tokens();
   const std::int64_t h = d.hidden;
-  const AttentionDropout attention_drop{drop.attention_p, drop.attention};
+  const tensor::AttentionDropout attention_drop{drop.attention_p, drop.attention};
   if (w.uses_bf16()) {
-    convert_to_bf16(c.x16.data(), x, n * h);
-    linear_forward(c.qkv16.data(), c.x16.data(), w.weights16.qkv_w, w.qkv_b, n, h, 3 * h);
-    attention_forward(c.ctx16.data(), c.probs.data(), c.qkv16.data(), mask_add, attention_shape(d),
-                      attention_drop, c.attention_dropout_mask.data());
-    linear_forward(c.res1.data(), c.ctx16.data(), w.weights16.attn_out_w, w.attn_out_b, n, h, h);
+    tensor::convert_to_bf16(c.x16.data(), x, n * h);
+    tensor::linear_forward(c.qkv16.data(), c.x16.data(), w.weights16.qkv_w, w.qkv_b, n, h, 3 * h);
+    tensor::attention_forward(c.ctx16.data(), c.probs.data(), c.qkv16.data(), mask_add, attention_shape(d),
+                              attention_drop, c.attention_dropout_mask.data());
+    tensor::linear_forward(c.res1.data(), c.ctx16.data(), w.weights16.attn_out_w, w.attn_out_b, n, h, h);
     forward_tail(c, x, w, d, drop, c.inter_act16.data());
     return;
   }
-  linear_forward(c.qkv.data(), x, w.qkv_w, w.qkv_b, n, h, 3 * h);
-  attention_forward(c.ctx.data(), c.probs.data(), c.qkv.data(), mask_add, attention_shape(d), attention_drop,
-                    c.attention_dropout_mask.data());
-  linear_forward(c.res1.data(), c.ctx.data(), w.attn_out_w, w.attn_out_b, n, h, h);
+  tensor::linear_forward(c.qkv.data(), x, w.qkv_w, w.qkv_b, n, h, 3 * h);
+  tensor::attention_forward(c.ctx.data(), c.probs.data(), c.qkv.data(), mask_add, attention_shape(d),
+                            attention_drop, c.attention_dropout_mask.data());
+  tensor::linear_forward(c.res1.data(), c.ctx.data(), w.attn_out_w, w.attn_out_b, n, h, h);
   forward_tail(c, x, w, d, drop, c.inter_act.data());
 }
 
@@ -133,7 +136,7 @@ BackwardOperands<float> fp32_operands(const float* x, const LayerCache& c, const
           s.d_dense_in.data(), s.d_inter.data(), s.d_block_in.data(), s.d_qkv.data()};
 }
 
-BackwardOperands<bf16> bf16_operands(const LayerCache& c, const LayerParams& w, LayerScratch& s) {
+BackwardOperands<tensor::bf16> bf16_operands(const LayerCache& c, const LayerParams& w, LayerScratch& s) {
   const LayerWeightsBf16& w16 = w.weights16;
   // The context's gradient reuses GELU's input gradient, free again by then ((B*T, H) of its
   // (B*T, intermediate)).
@@ -150,26 +153,28 @@ void backward(float* dx, float* dy, const LayerCache& c, const BackwardOperands<
   const std::int64_t n = d.tokens();
   const std::int64_t h = d.hidden;
   float* d_res2 = s.d_residual.data();
-  layernorm_backward(d_res2, g.ln2_w, g.ln2_b, dy, c.res2.data(), w.ln2_w, c.ln2_mean.data(),
-                     c.ln2_rstd.data(), n, h);
+  tensor::layernorm_backward(d_res2, g.ln2_w, g.ln2_b, dy, c.res2.data(), w.ln2_w, c.ln2_mean.data(),
+                             c.ln2_rstd.data(), n, h);
   // res2 = dropout(out_dense) + ln1_out: d_res2 flows to both.
-  dropout_backward(o.d_dense_in, d_res2, n * h, drop.hidden_p, c.output_dropout_mask.data());
-  linear_backward(s.d_inter.data(), g.out_w, g.out_b, o.d_dense_in, o.inter_act, o.out_w, n, d.intermediate,
-                  h);
-  gelu_backward(o.d_inter, s.d_inter.data(), c.inter_pre.data(), n * d.intermediate);
+  tensor::dropout_backward(o.d_dense_in, d_res2, n * h, drop.hidden_p, c.output_dropout_mask.data());
+  tensor::linear_backward(s.d_inter.data(), g.out_w, g.out_b, o.d_dense_in, o.inter_act, o.out_w, n,
+                          d.intermediate, h);
+  tensor::gelu_backward(o.d_inter, s.d_inter.data(), c.inter_pre.data(), n * d.intermediate);
   float* d_ln1_out = s.d_block_in.data();
-  linear_backward(d_ln1_out, g.inter_w, g.inter_b, o.d_inter, o.ln1_out, o.inter_w, n, h, d.intermediate);
+  tensor::linear_backward(d_ln1_out, g.inter_w, g.inter_b, o.d_inter, o.ln1_out, o.inter_w, n, h,
+                          d.intermediate);
   add_into(d_ln1_out, d_res2, n * h);
   float* d_res1 = s.d_residual.data();
-  layernorm_backward(d_res1, g.ln1_w, g.ln1_b, d_ln1_out, c.res1.data(), w.ln1_w, c.ln1_mean.data(),
-                     c.ln1_rstd.data(), n, h);
+  tensor::layernorm_backward(d_res1, g.ln1_w, g.ln1_b, d_ln1_out, c.res1.data(), w.ln1_w, c.ln1_mean.data(),
+                             c.ln1_rstd.data(), n, h);
   // res1 = dropout(attn_out_dense) + x: d_res1 flows to both.
-  dropout_backward(o.d_dense_in, d_res1, n * h, drop.attention_output_p,
-                   c.attention_output_dropout_mask.data());
-  linear_backward(o.d_context, g.attn_out_w, g.attn_out_b, o.d_dense_in, o.ctx, o.attn_out_w, n, h, h);
-  attention_backward(o.d_qkv, o.d_context, o.qkv, c.probs.data(), attention_shape(d),
-                     {drop.attention_p, drop.attention}, c.attention_dropout_mask.data());
-  linear_backward(dx, g.qkv_w, g.qkv_b, o.d_qkv, o.x, o.qkv_w, n, h, 3 * h);
+  tensor::dropout_backward(o.d_dense_in, d_res1, n * h, drop.attention_output_p,
+                           c.attention_output_dropout_mask.data());
+  tensor::linear_backward(o.d_context, g.attn_out_w, g.attn_out_b, o.d_dense_in, o.ctx, o.attn_out_w, n, h,
+                          h);
+  tensor::attention_backward(o.d_qkv, o.d_context, o.qkv, c.probs.data(), attention_shape(d),
+                             {drop.attention_p, drop.attention}, c.attention_dropout_mask.data());
+  tensor::linear_backward(dx, g.qkv_w, g.qkv_b, o.d_qkv, o.x, o.qkv_w, n, h, 3 * h);
   add_into(dx, d_res1, n * h);
 }
 
@@ -185,4 +190,4 @@ void encoder_layer_backward(float* dx, float* dy, const LayerCache& c, const flo
   }
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

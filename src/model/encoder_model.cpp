@@ -4,7 +4,7 @@
 #include "classification_head.hpp"
 #include "qa_head.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 EncoderModel::EncoderModel(const BertConfig& config, const ParamTable& table, std::span<float> params,
                            std::span<float> grads)
@@ -29,7 +29,7 @@ void EncoderModel::backward(float loss_scale, const GradientsFinal& gradients_fi
   backbone_->backward(gradients_final);
 }
 
-void EncoderModel::set_bf16_weights(std::span<const bf16> weights16) {
+void EncoderModel::set_bf16_weights(std::span<const tensor::bf16> weights16) {
   backbone_->set_bf16_weights(weights16);
 }
 
@@ -37,4 +37,4 @@ bool EncoderModel::uses_bf16() const { return backbone_->uses_bf16(); }
 
 std::span<const float> EncoderModel::logits() const { return head_->logits(); }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

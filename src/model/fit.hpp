@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <vector>
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 template <typename T>
 void fit(std::vector<T>& v, std::int64_t n) {
   if (static_cast<std::int64_t>(v.size()) != n) v.resize(static_cast<std::size_t>(n));
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

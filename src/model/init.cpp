@@ -5,7 +5,7 @@
 #include <random>
 #include <string>
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 void init_parameter(const ParamEntry& entry, std::span<float> params, const BertConfig& config,
                     std::uint64_t seed) {
@@ -32,4 +32,4 @@ void init_all_parameters(const ParamTable& table, std::span<float> params, const
   for (const ParamEntry& e : table.entries()) init_parameter(e, params, config, seed);
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -9,7 +9,7 @@
 #include "shmtrain/io/safetensors.hpp"
 #include "shmtrain/model/init.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 namespace {
 
 // The names a checkpoint may use for the table's `name`, in order of preference.
@@ -85,4 +85,4 @@ void save_model_weights(const std::filesystem::path& path, const ParamTable& tab
   io::write_safetensors(path, tensors);
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -5,7 +5,7 @@
 #include "architectures/architecture.hpp"
 #include "shmtrain/common/error.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 namespace {
 constexpr std::int64_t kAlignFloats = 16;  // 64 bytes
 constexpr int kMaxWorkers = 64;
@@ -97,4 +97,4 @@ std::int64_t ParamTable::padded_count(int world_size) const {
   return (count_ + granule - 1) / granule * granule;
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

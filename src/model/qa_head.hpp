@@ -13,7 +13,7 @@
 #include "shmtrain/model/param_table.hpp"
 #include "task_head.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 class QaHead final : public TaskHead {
  public:
@@ -41,4 +41,4 @@ class QaHead final : public TaskHead {
   std::vector<float> start_logits_, end_logits_, start_probs_, end_probs_;  // (B, T)
 };
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

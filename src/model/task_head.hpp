@@ -6,7 +6,7 @@
 #include "shmtrain/data/batch.hpp"
 #include "shmtrain/model/step_context.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 class TaskHead {
  public:
@@ -26,4 +26,4 @@ class TaskHead {
   virtual std::int64_t first_offset() const = 0;
 };
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -9,12 +9,12 @@
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/tensor/parallel.hpp"
 
-namespace shmtrain {
+namespace shmtrain::optim {
 
-AdamW::AdamW(std::vector<ParamSlot> slots, AdamWOptions options, ArenaAllocator& allocator)
+AdamW::AdamW(std::vector<ParamSlot> slots, AdamWOptions options, tensor::ArenaAllocator& allocator)
     : AdamW(slots, options, allocator, 0, slots_end(slots)) {}
 
-AdamW::AdamW(std::vector<ParamSlot> slots, AdamWOptions options, ArenaAllocator& allocator,
+AdamW::AdamW(std::vector<ParamSlot> slots, AdamWOptions options, tensor::ArenaAllocator& allocator,
              std::int64_t begin, std::int64_t end)
     : slots_(std::move(slots)),
       options_(options),
@@ -25,8 +25,8 @@ AdamW::AdamW(std::vector<ParamSlot> slots, AdamWOptions options, ArenaAllocator&
   if (begin < 0 || end < begin) throw Error(fmt::format("AdamW: bad arena range [{}, {})", begin, end));
 }
 
-void AdamW::step(std::span<float> params, std::span<const float> grads, float lr, std::span<bf16> params16,
-                 float grad_scale) {
+void AdamW::step(std::span<float> params, std::span<const float> grads, float lr,
+                 std::span<tensor::bf16> params16, float grad_scale) {
   ++step_;
   // torch computes the corrections in Python floats (double) and passes them on as scalars.
   const double bias_correction1 =
@@ -47,8 +47,9 @@ void AdamW::step(std::span<float> params, std::span<const float> grads, float lr
     const std::int64_t at = lo - begin_;
     AdamWPointers ptr{params.data() + at, grads.data() + at, m_.data() + at, v_.data() + at,
                       params16.empty() ? nullptr : params16.data() + at};
-    parallel_blocks(hi - lo, 16384, [&](std::int64_t i0, std::int64_t i1) { adamw_update(ptr, i0, i1, k); });
+    tensor::parallel_blocks(hi - lo, 16384,
+                            [&](std::int64_t i0, std::int64_t i1) { adamw_update(ptr, i0, i1, k); });
   }
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::optim

@@ -6,7 +6,7 @@
 
 #include "shmtrain/tensor/cpu_features.hpp"
 
-namespace shmtrain {
+namespace shmtrain::optim {
 namespace {
 
 void update_scalar(const AdamWPointers& at, std::int64_t i0, std::int64_t i1, const AdamWScalars& k) {
@@ -19,7 +19,7 @@ void update_scalar(const AdamWPointers& at, std::int64_t i0, std::int64_t i1, co
     at.exp_avg[i] = m;
     at.exp_avg_sq[i] = v;
     at.param[i] = p - k.step_size * (m / denom);
-    if (at.param16 != nullptr) at.param16[i] = to_bf16(at.param[i]);
+    if (at.param16 != nullptr) at.param16[i] = tensor::to_bf16(at.param[i]);
   }
 }
 
@@ -60,7 +60,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void update_avx5
 }
 
 bool have_avx512() {
-  static const bool have = cpu_features().avx512_core();
+  static const bool have = tensor::cpu_features().avx512_core();
   return have;
 }
 
@@ -75,4 +75,4 @@ void adamw_update(const AdamWPointers& at, std::int64_t i0, std::int64_t i1, con
   }
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::optim

@@ -5,7 +5,7 @@
 
 #include "shmtrain/tensor/bf16.hpp"
 
-namespace shmtrain {
+namespace shmtrain::optim {
 
 struct AdamWScalars {
   float beta1, beta2, eps;
@@ -20,7 +20,7 @@ struct AdamWPointers {
   const float* grad;
   float* exp_avg;
   float* exp_avg_sq;
-  bf16* param16;  // null without --bf16
+  tensor::bf16* param16;  // null without --bf16
 };
 
 // For i in [i0, i1), torch.optim.AdamW's single-tensor step on g = grad * grad_scale:
@@ -29,4 +29,4 @@ struct AdamWPointers {
 // 16 elements per step with AVX-512 (a masked tail, so any cut gives the same values).
 void adamw_update(const AdamWPointers& at, std::int64_t i0, std::int64_t i1, const AdamWScalars& k);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::optim

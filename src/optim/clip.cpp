@@ -7,7 +7,7 @@
 
 #include "shmtrain/tensor/parallel.hpp"
 
-namespace shmtrain {
+namespace shmtrain::optim {
 namespace {
 
 constexpr std::int64_t kBlock = 1 << 16;
@@ -36,7 +36,7 @@ double global_grad_norm(std::span<const float> grads) {
   const auto n = static_cast<std::int64_t>(grads.size());
   const std::int64_t blocks = (n + kBlock - 1) / kBlock;
   std::vector<double> partial(static_cast<std::size_t>(blocks), 0.0);
-  parallel_blocks(blocks, 1, [&](std::int64_t b0, std::int64_t b1) {
+  tensor::parallel_blocks(blocks, 1, [&](std::int64_t b0, std::int64_t b1) {
     for (std::int64_t b = b0; b < b1; ++b) {
       partial[static_cast<std::size_t>(b)] = sum_of_squares(grads.data(), b * kBlock, std::min(n, (b + 1) * kBlock));
     }
@@ -52,4 +52,4 @@ float clip_coefficient(double norm, double max_norm) {
   return coef >= 1.0 ? 1.0f : static_cast<float>(coef);
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::optim

@@ -8,7 +8,7 @@
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/safetensors.hpp"
 
-namespace shmtrain {
+namespace shmtrain::optim {
 namespace {
 
 constexpr const char* kStepKey = "step";
@@ -59,4 +59,4 @@ std::int64_t load_optimizer_state(const std::filesystem::path& path, std::span<c
   return step;
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::optim

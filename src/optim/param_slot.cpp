@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace shmtrain {
+namespace shmtrain::optim {
 
 std::int64_t slots_end(std::span<const ParamSlot> slots) {
   std::int64_t end = 0;
@@ -10,4 +10,4 @@ std::int64_t slots_end(std::span<const ParamSlot> slots) {
   return end;
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::optim

@@ -6,7 +6,7 @@
 
 #include "shmtrain/common/error.hpp"
 
-namespace shmtrain {
+namespace shmtrain::optim {
 
 LrSchedule parse_lr_schedule(const std::string& name) {
   if (name == "linear") return LrSchedule::kLinear;
@@ -47,4 +47,4 @@ double lr_multiplier(LrSchedule schedule, std::int64_t step, std::int64_t total_
   return 1.0;
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::optim

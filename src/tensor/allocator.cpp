@@ -6,7 +6,7 @@
 
 #include "shmtrain/common/error.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 void HeapArenaAllocator::Free::operator()(float* p) const { std::free(p); }
 
@@ -19,4 +19,4 @@ std::span<float> HeapArenaAllocator::allocate(std::size_t count, std::string_vie
   return {static_cast<float*>(p), count};
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -12,7 +12,7 @@
 #include "shmtrain/tensor/parallel.hpp"
 #include "shmtrain/tensor/softmax.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 
 // Per-thread (T, T) scratch matrices, reused across calls.
@@ -227,4 +227,4 @@ void attention_backward(bf16* dqkv, const bf16* dout, const bf16* qkv, const flo
   backward(dqkv, dout, qkv, probs, shape, dropout, dropout_mask);
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -5,7 +5,7 @@
 #include "shmtrain/tensor/parallel.hpp"
 #include "vector_math.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 
 constexpr std::int64_t kGrain = 16384;
@@ -48,4 +48,4 @@ void convert_to_float(float* out, const bf16* in, std::int64_t n) {
   });
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -12,7 +12,7 @@
 
 extern "C" char* openblas_get_corename(void);
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 // Set on the re-executed process so that it cannot loop.
 constexpr const char* kReexecMark = "SHMTRAIN_OPENBLAS_REEXEC";
@@ -74,4 +74,4 @@ std::string blas_startup_line() {
   return fmt::format("OpenBLAS core {} (OpenBLAS's own detection; cpu has {})", openblas_core(), features);
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 
 std::uint64_t read_xcr0() {
@@ -62,4 +62,4 @@ const CpuFeatures& cpu_features() {
   return features;
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

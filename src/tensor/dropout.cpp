@@ -8,7 +8,7 @@
 #include "shmtrain/tensor/parallel.hpp"
 #include "vector_math.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 
 // SplitMix64 (Steele, Lea, Flood 2014): the finaliser applied to key + j * golden gamma is
@@ -194,4 +194,4 @@ void dropout_backward(float* dinp, const float* dout, std::int64_t n, float p, D
   dropout_forward(dinp, dout, n, p, key, offset);
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -2,7 +2,7 @@
 
 #include "shmtrain/tensor/parallel.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 void embedding_forward(float* out, const std::int32_t* ids, const std::int32_t* token_type_ids,
                        const float* wte, const float* wpe, const float* wtt, std::int64_t batch, std::int64_t seq,
@@ -38,4 +38,4 @@ void embedding_backward(float* dwte, float* dwpe, float* dwtt, const float* dout
   });
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -6,7 +6,7 @@
 #include "shmtrain/tensor/parallel.hpp"
 #include "vector_math.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 
 constexpr float kInvSqrt2 = static_cast<float>(1.0 / std::numbers::sqrt2);
@@ -120,4 +120,4 @@ void gelu_forward(bf16* out, const float* inp, std::int64_t n) { forward(out, in
 void gelu_backward(float* dinp, const float* dout, const float* inp, std::int64_t n) { backward(dinp, dout, inp, n); }
 void gelu_backward(bf16* dinp, const float* dout, const float* inp, std::int64_t n) { backward(dinp, dout, inp, n); }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

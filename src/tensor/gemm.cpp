@@ -5,7 +5,7 @@
 #include "gemm_blocks.hpp"
 #include "onednn_matmul.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 
 CBLAS_TRANSPOSE to_cblas(Trans t) { return t == Trans::kNo ? CblasNoTrans : CblasTrans; }
@@ -80,4 +80,4 @@ void gemm(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int
                               });
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

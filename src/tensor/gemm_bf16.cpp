@@ -7,7 +7,7 @@
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/tensor/cpu_features.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 
 using onednn::DataType;
@@ -125,4 +125,4 @@ void gemm_bf16_serial(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t
   serial(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, 0.0f, c, ldc, nullptr);
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -10,7 +10,7 @@
 
 #include "shmtrain/tensor/gemm.hpp"
 
-namespace shmtrain::gemm_blocks {
+namespace shmtrain::tensor::gemm_blocks {
 
 // body(m, n, a_offset, b_offset, c_offset): one block, as element offsets into A, B and C.
 // min_block: the smallest block side (a multiple of the kernels' register tiles).
@@ -34,4 +34,4 @@ void for_each_block(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n
   });
 }
 
-}  // namespace shmtrain::gemm_blocks
+}  // namespace shmtrain::tensor::gemm_blocks

@@ -6,7 +6,7 @@
 
 #include "shmtrain/tensor/parallel.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 
 constexpr std::int64_t kLanes = 16;
@@ -84,4 +84,4 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
   }
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

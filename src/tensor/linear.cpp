@@ -6,7 +6,7 @@
 #include "shmtrain/tensor/gemm_bf16.hpp"
 #include "shmtrain/tensor/parallel.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 void linear_forward(float* out, const float* inp, const float* weight, const float* bias, std::int64_t n,
                     std::int64_t in_channels, std::int64_t out_channels) {
@@ -71,4 +71,4 @@ void linear_backward(bf16* dinp, float* dweight, float* dbias, const bf16* dout,
   weight_and_bias_grads(dweight, dbias, dout, inp, n, in_channels, out_channels);
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

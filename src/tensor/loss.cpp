@@ -4,7 +4,7 @@
 
 #include "shmtrain/tensor/softmax.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 float cross_entropy_forward(float* probs, const float* logits, const std::int32_t* labels, std::int64_t batch,
                             std::int64_t num_labels) {
@@ -47,4 +47,4 @@ void mse_backward(float* dpred, const float* pred, const float* target, std::int
   for (std::int64_t b = 0; b < batch; ++b) dpred[b] = (pred[b] - target[b]) * scale;
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -13,7 +13,7 @@
 
 #include "shmtrain/common/error.hpp"
 
-namespace shmtrain::onednn {
+namespace shmtrain::tensor::onednn {
 namespace {
 
 using dnnl::memory;
@@ -145,4 +145,4 @@ std::string kernel_name(DataType inputs) {
   }
 }
 
-}  // namespace shmtrain::onednn
+}  // namespace shmtrain::tensor::onednn

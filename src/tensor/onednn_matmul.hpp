@@ -11,7 +11,7 @@
 
 #include "shmtrain/tensor/gemm.hpp"
 
-namespace shmtrain::onednn {
+namespace shmtrain::tensor::onednn {
 
 enum class DataType { kF32, kBf16 };
 
@@ -36,4 +36,4 @@ void matmul(const MatmulShape& shape, const void* a, const void* b, void* c, con
 // for the start-up line.
 std::string kernel_name(DataType inputs);
 
-}  // namespace shmtrain::onednn
+}  // namespace shmtrain::tensor::onednn

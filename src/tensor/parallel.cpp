@@ -1,6 +1,6 @@
 #include "shmtrain/tensor/parallel.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 void accumulate_column_sums(float* out, const float* x, std::int64_t rows, std::int64_t cols) {
   reduce_rows(out, rows, cols, [&](float* partial, std::int64_t r0, std::int64_t r1) {
@@ -20,4 +20,4 @@ void accumulate_column_sums(float* out, const bf16* x, std::int64_t rows, std::i
   });
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

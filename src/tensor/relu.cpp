@@ -1,6 +1,6 @@
 #include "shmtrain/tensor/relu.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 // The head's tensors are (batch, hidden): too small to be worth a parallel loop.
 void relu_forward(float* out, const float* inp, std::int64_t n) {
@@ -11,4 +11,4 @@ void relu_backward(float* dinp, const float* dout, const float* out, std::int64_
   for (std::int64_t i = 0; i < n; ++i) dinp[i] = out[i] > 0.0f ? dout[i] : 0.0f;
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

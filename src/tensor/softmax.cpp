@@ -5,7 +5,7 @@
 
 #include "vector_math.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 
 void forward_row_scalar(float* p, const float* s, const float* mask_add, std::int64_t cols) {
@@ -101,4 +101,4 @@ void softmax_backward(float* dscores, const float* dprobs, const float* probs, s
   }
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 // The pooler's tensors are (batch, hidden): too small to be worth a parallel loop.
 void tanh_forward(float* out, const float* inp, std::int64_t n) {
@@ -13,4 +13,4 @@ void tanh_backward(float* dinp, const float* dout, const float* out, std::int64_
   for (std::int64_t i = 0; i < n; ++i) dinp[i] = dout[i] * (1.0f - out[i] * out[i]);
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

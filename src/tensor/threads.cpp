@@ -12,7 +12,7 @@
 
 extern "C" void openblas_set_num_threads(int);
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 std::mutex g_mutex;
 std::unique_ptr<tbb::global_control> g_limit;
@@ -51,4 +51,4 @@ int compute_threads() {
   return g_threads;
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -13,7 +13,7 @@
 extern "C" __m512 _ZGVeN16v_erff(__m512 x);
 extern "C" __m512 _ZGVeN16v_expf(__m512 x);
 
-namespace shmtrain::vector_math {
+namespace shmtrain::tensor::vector_math {
 
 inline bool have_avx512() {
   static const bool have = cpu_features().avx512_core();
@@ -34,4 +34,4 @@ __attribute__((target("avx512f"))) inline __mmask16 tail_mask(std::int64_t count
 __attribute__((target("avx512f"))) inline __m512 erf16(__m512 x) { return _ZGVeN16v_erff(x); }
 __attribute__((target("avx512f"))) inline __m512 exp16(__m512 x) { return _ZGVeN16v_expf(x); }
 
-}  // namespace shmtrain::vector_math
+}  // namespace shmtrain::tensor::vector_math

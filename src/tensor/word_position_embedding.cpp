@@ -2,7 +2,7 @@
 
 #include "shmtrain/tensor/parallel.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 void word_position_embedding_forward(float* out, const std::int32_t* ids, const float* wte, const float* wpe,
                                      std::int64_t batch, std::int64_t seq, std::int64_t hidden) {
@@ -32,4 +32,4 @@ void word_position_embedding_backward(float* dwte, float* dwpe, const float* dou
   });
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

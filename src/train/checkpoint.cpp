@@ -19,16 +19,17 @@ std::filesystem::path save_checkpoint(const std::filesystem::path& output_dir, c
   io::AtomicFolder folder(target);
   write_model_folder(folder.temp_path(), checkpoint.config, checkpoint.table, checkpoint.params, checkpoint.tokenizer,
                      checkpoint.options_toml);
-  save_optimizer_state(folder.temp_path() / "optimizer.safetensors", optimizer_slots(checkpoint.table),
-                       checkpoint.optimizer.exp_avg, checkpoint.optimizer.exp_avg_sq,
-                           checkpoint.optimizer.step);
+  optim::save_optimizer_state(folder.temp_path() / "optimizer.safetensors", optimizer_slots(checkpoint.table),
+                              checkpoint.optimizer.exp_avg, checkpoint.optimizer.exp_avg_sq,
+                              checkpoint.optimizer.step);
   io::write_file_atomically(folder.temp_path() / "trainer_state.json", checkpoint.state.to_json().dump(2) + "\n");
   folder.commit();
   return target;
 }
 
-TrainerState load_checkpoint(const std::filesystem::path& folder, const BertConfig& config, const ParamTable& table,
-                             std::span<float> params, AdamWState& optimizer) {
+TrainerState load_checkpoint(const std::filesystem::path& folder, const model::BertConfig& config,
+                             const model::ParamTable& table, std::span<float> params,
+                             optim::AdamWState& optimizer) {
   for (const char* name : {"model.safetensors", "optimizer.safetensors", "trainer_state.json"}) {
     std::error_code error;
     if (!std::filesystem::is_regular_file(folder / name, error)) {
@@ -37,15 +38,16 @@ TrainerState load_checkpoint(const std::filesystem::path& folder, const BertConf
     }
   }
   TrainerState state = TrainerState::read(folder / "trainer_state.json");
-  const WeightsLoadReport report = load_model_weights(folder / "model.safetensors", table, params, config, 0);
+  const model::WeightsLoadReport report =
+      model::load_model_weights(folder / "model.safetensors", table, params, config, 0);
   if (!report.initialized.empty()) {
     fail_input("{}: model.safetensors lacks {} (a checkpoint holds every weight)", folder.string(),
                report.initialized.front());
   }
   optimizer.exp_avg.assign(static_cast<std::size_t>(table.count()), 0.0f);
   optimizer.exp_avg_sq.assign(static_cast<std::size_t>(table.count()), 0.0f);
-  const std::int64_t step = load_optimizer_state(folder / "optimizer.safetensors", optimizer_slots(table),
-                                                 optimizer.exp_avg, optimizer.exp_avg_sq);
+  const std::int64_t step = optim::load_optimizer_state(
+      folder / "optimizer.safetensors", optimizer_slots(table), optimizer.exp_avg, optimizer.exp_avg_sq);
   if (step != state.global_step) {
     fail_input("{}: optimizer.safetensors is at step {} but trainer_state.json at step {}", folder.string(), step,
                state.global_step);

@@ -9,7 +9,7 @@
 
 namespace shmtrain::train {
 
-EvalResult evaluate(EncoderModel& model, const task::Task& task, const EvalSettings& settings,
+EvalResult evaluate(model::EncoderModel& model, const task::Task& task, const EvalSettings& settings,
                     comm::Communicator& comm, const std::filesystem::path& prediction_dir) {
   const auto start = std::chrono::steady_clock::now();
   const data::Dataset& dataset = *task.validation();
@@ -30,8 +30,8 @@ EvalResult evaluate(EncoderModel& model, const task::Task& task, const EvalSetti
     const data::Batch batch = data::collate(dataset, std::span(rows).subspan(first, count),
                                       static_cast<std::size_t>(settings.max_seq_length), settings.pad_to_max_length,
                                       settings.pad_id, task.target());
-    validate_batch(batch, model.config(), dataset.source);
-    model.forward(batch, StepContext{.train = false});
+    model::validate_batch(batch, model.config(), dataset.source);
+    model.forward(batch, model::StepContext{.train = false});
     // (count, row_outputs): a row's outputs fill the front of its `width` floats (a token
     // head's batch may be shorter than max_seq_length).
     const std::span<const float> outputs = model.logits();

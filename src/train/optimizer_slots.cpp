@@ -2,10 +2,11 @@
 
 namespace shmtrain::train {
 
-std::vector<ParamSlot> optimizer_slots(const ParamTable& table) {
-  std::vector<ParamSlot> slots;
+std::vector<optim::ParamSlot> optimizer_slots(const model::ParamTable& table) {
+  std::vector<optim::ParamSlot> slots;
   slots.reserve(table.entries().size());
-  for (const ParamEntry& e : table.entries()) slots.push_back({e.name, e.shape, e.offset, e.size, e.decay});
+  for (const model::ParamEntry& e : table.entries())
+    slots.push_back({e.name, e.shape, e.offset, e.size, e.decay});
   return slots;
 }
 

@@ -105,11 +105,11 @@ void rotate_checkpoints(const fs::path& output_dir, std::int64_t limit) {
   }
 }
 
-void write_model_folder(const fs::path& folder, const BertConfig& config, const ParamTable& table,
-                        std::span<const float> params, const text::TokenizerSpec& tokenizer,
-                        const std::string& options_toml) {
-  save_model_weights(folder / "model.safetensors", table, params);
-  write_hf_config(folder / "config.json", config);
+void write_model_folder(const fs::path& folder, const model::BertConfig& config,
+                        const model::ParamTable& table, std::span<const float> params,
+                        const text::TokenizerSpec& tokenizer, const std::string& options_toml) {
+  model::save_model_weights(folder / "model.safetensors", table, params);
+  model::write_hf_config(folder / "config.json", config);
   text::write_tokenizer_files(folder, tokenizer, static_cast<std::size_t>(config.max_position_embeddings));
   io::write_file_atomically(folder / "shmtrain_config.toml", options_toml);
 }

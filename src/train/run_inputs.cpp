@@ -48,7 +48,7 @@ void locate_model(const TrainOptions& options, fs::path& config, fs::path& weigh
 
 // The run's labels replace config.json's, as run_glue.py sets num_labels, label2id and
 // id2label from the data. run_qa.py keeps the config's (qa_outputs has num_labels = 2 outputs).
-void apply_labels(const task::Task& task, BertConfig& config) {
+void apply_labels(const task::Task& task, model::BertConfig& config) {
   const data::LabelSet& labels = task.labels();
   if (task.target() == data::Target::kSpan) {
     config.problem_type.clear();
@@ -63,7 +63,7 @@ void apply_labels(const task::Task& task, BertConfig& config) {
 
 // Every token id and type must index the model's tables. Checked for the whole data set
 // before anything is written, so a bad row stops the run before its output folder exists.
-void check_token_ranges(const std::optional<data::Dataset>& dataset, const BertConfig& config,
+void check_token_ranges(const std::optional<data::Dataset>& dataset, const model::BertConfig& config,
                         const fs::path& config_path) {
   if (!dataset) return;
   for (std::size_t row = 0; row < dataset->examples.size(); ++row) {
@@ -90,7 +90,7 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   fs::path config_path;
   fs::path weights;
   locate_model(options, config_path, weights);
-  BertConfig config = read_hf_config(config_path);
+  model::BertConfig config = model::read_hf_config(config_path);
   if (options.hidden_dropout_prob) config.hidden_dropout_prob = *options.hidden_dropout_prob;
   if (options.attention_probs_dropout_prob) config.attention_probs_dropout_prob = *options.attention_probs_dropout_prob;
   if (options.seq_length() > config.max_position_embeddings) {
@@ -121,8 +121,8 @@ RunInputs load_run_inputs(const TrainOptions& options) {
 
   // The head is the task's, whatever class the checkpoint was saved from, as run_glue.py and
   // run_qa.py load any checkpoint with AutoModelFor...; config.json records it when written.
-  config.head = task->target() == data::Target::kSpan ? ModelHead::kQuestionAnswering
-                                                      : ModelHead::kSequenceClassification;
+  config.head = task->target() == data::Target::kSpan ? model::ModelHead::kQuestionAnswering
+                                                      : model::ModelHead::kSequenceClassification;
   config.architectures = {config.architecture()};
   check_token_ranges(task->train(), config, config_path);
   check_token_ranges(task->validation(), config, config_path);

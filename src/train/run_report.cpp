@@ -7,9 +7,9 @@
 namespace shmtrain::train {
 namespace {
 
-std::int64_t count_parameters(const ParamTable& table) {
+std::int64_t count_parameters(const model::ParamTable& table) {
   std::int64_t total = 0;
-  for (const ParamEntry& entry : table.entries()) total += entry.size;
+  for (const model::ParamEntry& entry : table.entries()) total += entry.size;
   return total;
 }
 
@@ -43,9 +43,9 @@ std::string format_record(const nlohmann::ordered_json& record, std::int64_t tot
   return line;
 }
 
-void print_plan(const TrainOptions& options, const RunInputs& inputs, const StepPlan& plan, const ParamTable& table,
-                const PlanFacts& facts, std::FILE* out) {
-  const BertConfig& c = inputs.config;
+void print_plan(const TrainOptions& options, const RunInputs& inputs, const StepPlan& plan,
+                const model::ParamTable& table, const PlanFacts& facts, std::FILE* out) {
+  const model::BertConfig& c = inputs.config;
   fmt::print(out, "model: {}, {} layers, hidden {}, {} heads, {} parameters, {}\n", c.architecture(),
              c.num_hidden_layers, c.hidden_size, c.num_attention_heads, format_count(count_parameters(table)),
              facts.weights_origin);
@@ -60,7 +60,7 @@ void print_plan(const TrainOptions& options, const RunInputs& inputs, const Step
                plan.global_batch, plan.steps_per_epoch, plan.total_steps, plan.warmup_steps, options.learning_rate,
                to_string(options.lr_scheduler_type));
   }
-  fmt::print(out, "{}\n", gemm_backends_line(facts.bf16));
+  fmt::print(out, "{}\n", tensor::gemm_backends_line(facts.bf16));
   std::fflush(out);
 }
 

@@ -24,7 +24,7 @@ struct PlanFacts {
 };
 
 // The plan's lines: model, data, training (when do_train) and GEMM kernels.
-void print_plan(const TrainOptions& options, const RunInputs& inputs, const StepPlan& plan, const ParamTable& table,
-                const PlanFacts& facts, std::FILE* out);
+void print_plan(const TrainOptions& options, const RunInputs& inputs, const StepPlan& plan,
+                const model::ParamTable& table, const PlanFacts& facts, std::FILE* out);
 
 }  // namespace shmtrain::train

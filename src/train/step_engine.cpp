@@ -27,16 +27,17 @@ void StepEngine::check_options(const EngineOptions& options) {
   }
 }
 
-std::size_t StepEngine::shared_arena_bytes(const ParamTable& table, int workers, const EngineOptions& options) {
+std::size_t StepEngine::shared_arena_bytes(const model::ParamTable& table, int workers,
+                                           const EngineOptions& options) {
   // comm.allocate() rounds each of the (at most two) allocations up to a cache line: a page of
   // slack for each is more than enough.
   constexpr std::size_t kAlignmentSlack = 2 * 4096;
   const auto padded = static_cast<std::size_t>(table.padded_count(workers));
-  return padded * sizeof(float) + (options.bf16_grads ? padded * sizeof(bf16) : 0) + kAlignmentSlack;
+  return padded * sizeof(float) + (options.bf16_grads ? padded * sizeof(tensor::bf16) : 0) + kAlignmentSlack;
 }
 
-StepEngine::StepEngine(const BertConfig& config, const ParamTable& table, comm::Communicator& comm,
-                       EngineOptions options)
+StepEngine::StepEngine(const model::BertConfig& config, const model::ParamTable& table,
+                       comm::Communicator& comm, EngineOptions options)
     : table_(table),
       comm_(comm),
       options_(options),
@@ -63,7 +64,7 @@ StepEngine::StepEngine(const BertConfig& config, const ParamTable& table, comm::
   if (options_.bf16_grads && comm.size() > 1) {
     // padded_ is a multiple of 64: padded_ / 2 floats hold padded_ bf16 values.
     const std::span<float> storage = comm.allocate(padded_ / 2);
-    grads_wire_ = std::span(reinterpret_cast<bf16*>(storage.data()), padded_);
+    grads_wire_ = std::span(reinterpret_cast<tensor::bf16*>(storage.data()), padded_);
   }
   if (!options_.shard_optimizer && options_.overlap_exchange && comm.size() > 1) {
     overlapped_.emplace(comm, grads_, comm::ReduceOp::avg, options_.bucket_floats, grads_wire_);
@@ -76,11 +77,12 @@ void StepEngine::sync_parameters() {
 }
 
 void StepEngine::refresh_bf16_weights() {
-  if (options_.bf16) convert_to_bf16(params16_.data(), params_.data(), static_cast<std::int64_t>(count_));
+  if (options_.bf16)
+    tensor::convert_to_bf16(params16_.data(), params_.data(), static_cast<std::int64_t>(count_));
 }
 
-StepResult StepEngine::step(std::span<const data::Batch> micro_batches, std::span<const StepContext> contexts, float lr,
-                            double max_grad_norm) {
+StepResult StepEngine::step(std::span<const data::Batch> micro_batches,
+                            std::span<const model::StepContext> contexts, float lr, double max_grad_norm) {
   if (micro_batches.empty() || contexts.size() != micro_batches.size()) {
     throw Error(fmt::format("StepEngine::step: {} micro-batches with {} contexts", micro_batches.size(),
                             contexts.size()));
@@ -118,15 +120,16 @@ double StepEngine::update_replicated(float lr, double max_grad_norm, StepTimes& 
     overlapped_->finish();
   } else if (comm_.size() > 1 && !grads_wire_.empty()) {
     const auto n = static_cast<std::int64_t>(padded_);
-    convert_to_bf16(grads_wire_.data(), grads_.data(), n);
+    tensor::convert_to_bf16(grads_wire_.data(), grads_.data(), n);
     comm_.allreduce_bf16(grads_wire_, comm::ReduceOp::avg);
-    convert_to_float(grads_.data(), grads_wire_.data(), n);
+    tensor::convert_to_float(grads_.data(), grads_wire_.data(), n);
   } else if (comm_.size() > 1) {
     comm_.allreduce(grads_, comm::ReduceOp::avg);
   }
   const auto t1 = Clock::now();
-  const double norm = global_grad_norm(grads_);
-  optimizer_->step(params(), grads_.first(count_), lr, params16_, clip_coefficient(norm, max_grad_norm));
+  const double norm = optim::global_grad_norm(grads_);
+  optimizer_->step(params(), grads_.first(count_), lr, params16_,
+                   optim::clip_coefficient(norm, max_grad_norm));
   times.exchange += seconds_between(t0, t1);
   times.optimizer += seconds_between(t1, Clock::now());
   return norm;
@@ -137,7 +140,7 @@ double StepEngine::update_sharded(float lr, double max_grad_norm, StepTimes& tim
   comm_.reduce_scatter(grads_, grad_slice_, comm::ReduceOp::avg);
   const auto t1 = Clock::now();
   // The global norm from every worker's sum of squares, added in rank order.
-  const double own = global_grad_norm(grad_slice_);
+  const double own = optim::global_grad_norm(grad_slice_);
   std::vector<float> squares(static_cast<std::size_t>(comm_.size()), 0.0f);
   squares[static_cast<std::size_t>(comm_.rank())] = static_cast<float>(own * own);
   comm_.allreduce(squares, comm::ReduceOp::sum);
@@ -145,7 +148,7 @@ double StepEngine::update_sharded(float lr, double max_grad_norm, StepTimes& tim
   for (float s : squares) total += s;
   const double norm = std::sqrt(total);
   const std::span<float> own_params = std::span(params_).subspan(static_cast<std::size_t>(optimizer_->begin()), slice_);
-  optimizer_->step(own_params, grad_slice_, lr, {}, clip_coefficient(norm, max_grad_norm));
+  optimizer_->step(own_params, grad_slice_, lr, {}, optim::clip_coefficient(norm, max_grad_norm));
   comm_.allgather(own_params, params_);
   refresh_bf16_weights();
   times.exchange += seconds_between(t0, t1);
@@ -153,8 +156,8 @@ double StepEngine::update_sharded(float lr, double max_grad_norm, StepTimes& tim
   return norm;
 }
 
-AdamWState StepEngine::optimizer_state() {
-  AdamWState state;
+optim::AdamWState StepEngine::optimizer_state() {
+  optim::AdamWState state;
   state.step = optimizer_->step_count();
   if (!options_.shard_optimizer) {
     state.exp_avg.assign(optimizer_->exp_avg().begin(), optimizer_->exp_avg().end());
@@ -170,7 +173,7 @@ AdamWState StepEngine::optimizer_state() {
   return state;
 }
 
-void StepEngine::set_optimizer_state(const AdamWState& state) {
+void StepEngine::set_optimizer_state(const optim::AdamWState& state) {
   if (state.exp_avg.size() != count_ || state.exp_avg_sq.size() != count_) {
     throw Error(fmt::format("StepEngine::set_optimizer_state: {} and {} floats for {} parameters",
                             state.exp_avg.size(), state.exp_avg_sq.size(), count_));

@@ -13,29 +13,30 @@ namespace shmtrain::train {
 
 bool resolve_bf16(Bf16Mode mode, std::vector<std::string>& notes) {
   if (mode == Bf16Mode::kOff) return false;
-  if (bf16_gemm_available()) return true;
+  if (tensor::bf16_gemm_available()) return true;
   if (mode == Bf16Mode::kOn) {
-    fail_input("--bf16: this CPU has neither AVX512-BF16 nor AMX (it has: {}); pass --bf16 auto to train in fp32 "
-               "where bf16 is not available, or leave --bf16 out",
-               cpu_features().summary());
+    fail_input(
+        "--bf16: this CPU has neither AVX512-BF16 nor AMX (it has: {}); pass --bf16 auto to train in fp32 "
+        "where bf16 is not available, or leave --bf16 out",
+        tensor::cpu_features().summary());
   }
   notes.push_back(fmt::format("--bf16 auto: this CPU has neither AVX512-BF16 nor AMX ({}); training in fp32",
-                              cpu_features().summary()));
+                              tensor::cpu_features().summary()));
   return false;
 }
 
 EngineOptions engine_options(const TrainOptions& options, bool bf16) {
-  return EngineOptions{.adamw = AdamWOptions{.beta1 = static_cast<float>(options.adam_beta1),
-                                             .beta2 = static_cast<float>(options.adam_beta2),
-                                             .eps = static_cast<float>(options.adam_epsilon),
-                                             .weight_decay = static_cast<float>(options.weight_decay)},
+  return EngineOptions{.adamw = optim::AdamWOptions{.beta1 = static_cast<float>(options.adam_beta1),
+                                                    .beta2 = static_cast<float>(options.adam_beta2),
+                                                    .eps = static_cast<float>(options.adam_epsilon),
+                                                    .weight_decay = static_cast<float>(options.weight_decay)},
                        .shard_optimizer = options.shard_optimizer,
                        .bf16 = bf16,
                        .bf16_grads = options.ddp_bf16_grads};
 }
 
 std::size_t shared_arena_bytes(const TrainOptions& options, const PreparedRun& prepared, int workers) {
-  return StepEngine::shared_arena_bytes(ParamTable::for_model(prepared.inputs.config), workers,
+  return StepEngine::shared_arena_bytes(model::ParamTable::for_model(prepared.inputs.config), workers,
                                         engine_options(options, prepared.bf16));
 }
 
@@ -61,7 +62,7 @@ PreparedRun prepare_inputs(const TrainOptions& options) {
 void print_dry_run(const TrainOptions& options, const std::string& options_toml, const PreparedRun& prepared,
                    int workers, int threads, std::FILE* out) {
   const RunInputs& inputs = prepared.inputs;
-  const ParamTable table = ParamTable::for_model(inputs.config);
+  const model::ParamTable table = model::ParamTable::for_model(inputs.config);
   const StepPlan plan =
       options.do_train ? plan_steps(options, static_cast<std::int64_t>(inputs.task->train()->examples.size()), workers)
                        : StepPlan{};

@@ -31,8 +31,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-TrainingRun::TrainingRun(const TrainOptions& options, const std::string& options_toml, const PreparedRun& prepared,
-                         comm::Communicator& comm, std::FILE* out)
+TrainingRun::TrainingRun(const TrainOptions& options, const std::string& options_toml,
+                         const PreparedRun& prepared, comm::Communicator& comm, std::FILE* out)
     : options_(options),
       options_toml_(options_toml),
       inputs_(prepared.inputs),
@@ -42,7 +42,7 @@ TrainingRun::TrainingRun(const TrainOptions& options, const std::string& options
       comm_(comm),
       out_(out),
       leader_(comm.rank() == 0),
-      table_(ParamTable::for_model(inputs_.config)),
+      table_(model::ParamTable::for_model(inputs_.config)),
       engine_(inputs_.config, table_, comm_, engine_options(options, prepared.bf16)) {}
 
 void TrainingRun::print_line(const std::string& line) {
@@ -58,18 +58,18 @@ void TrainingRun::print_line(const std::string& line) {
 const char* TrainingRun::load_or_init_weights() {
   const std::span<float> params = engine_.params();
   if (inputs_.weights.empty()) {
-    init_all_parameters(table_, params, inputs_.config, static_cast<std::uint64_t>(options_.seed));
+    model::init_all_parameters(table_, params, inputs_.config, static_cast<std::uint64_t>(options_.seed));
     return "random weights";
   }
-  const WeightsLoadReport report = load_model_weights(inputs_.weights, table_, params, inputs_.config,
-                                                              static_cast<std::uint64_t>(options_.seed));
+  const model::WeightsLoadReport report = model::load_model_weights(
+      inputs_.weights, table_, params, inputs_.config, static_cast<std::uint64_t>(options_.seed));
   for (const std::string& name : report.initialized) print_line(fmt::format("newly initialised: {}", name));
   return "weights from the model folder";
 }
 
 void TrainingRun::start_or_resume(const StepPlan& plan) {
   if (!resume_.empty()) {
-    AdamWState optimizer;
+    optim::AdamWState optimizer;
     state_ = load_checkpoint(resume_, inputs_.config, table_, engine_.params(), optimizer);
     engine_.set_optimizer_state(optimizer);
     if (state_.batches_per_epoch != plan.batches_per_epoch || state_.world_size != comm_.size() ||
@@ -113,14 +113,14 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
   const std::int64_t micro_batches =
       std::min(options_.gradient_accumulation_steps, plan.batches_per_epoch - state_.batches_done);
   std::vector<data::Batch> batches;
-  std::vector<StepContext> contexts;
+  std::vector<model::StepContext> contexts;
   for (std::int64_t i = 0; i < micro_batches; ++i) {
     const std::vector<std::int64_t> rows = micro_batch_rows(state_.epoch_index, state_.batches_done + i);
     batches.push_back(data::collate(train, rows, static_cast<std::size_t>(options_.seq_length()),
                                     options_.pad_to_max_length, inputs_.tokenizer.pad_id(), inputs_.task->target()));
-    validate_batch(batches.back(), inputs_.config, train.source);
+    model::validate_batch(batches.back(), inputs_.config, train.source);
     // Dropout masks are a function of the micro-step, so a resumed run draws the same ones.
-    contexts.push_back(StepContext{
+    contexts.push_back(model::StepContext{
         .train = true,
         .seed = static_cast<std::uint64_t>(options_.seed),
         .rank = static_cast<std::uint64_t>(comm_.rank()),
@@ -185,7 +185,7 @@ void TrainingRun::record_evaluation(const nlohmann::ordered_json& record, std::i
 }
 
 void TrainingRun::save() {
-  const AdamWState optimizer = engine_.optimizer_state();  // collective when sharded
+  const optim::AdamWState optimizer = engine_.optimizer_state();  // collective when sharded
   if (!leader_) return;
   const std::filesystem::path path =
       save_checkpoint(options_.output_dir, CheckpointView{inputs_.config, table_, engine_.params(), optimizer, state_,
@@ -206,8 +206,9 @@ void TrainingRun::train(const StepPlan& plan, TrainSummary& summary) {
   // Every worker starts from rank 0's weights (loaded or initialised identically anyway).
   engine_.sync_parameters();
   while (state_.global_step < plan.total_steps) {
-    const double lr = options_.learning_rate * lr_multiplier(options_.lr_scheduler_type, state_.global_step,
-                                                             plan.total_steps, plan.warmup_steps);
+    const double lr =
+        options_.learning_rate * optim::lr_multiplier(options_.lr_scheduler_type, state_.global_step,
+                                                      plan.total_steps, plan.warmup_steps);
     const StepResult step = train_step(plan, static_cast<float>(lr));
     ++state_.global_step;
     ++steps_run_;
@@ -257,7 +258,10 @@ TrainSummary TrainingRun::execute() {
   const char* origin = load_or_init_weights();
   if (leader_) {
     print_plan(options_, inputs_, plan, table_,
-               PlanFacts{.workers = comm_.size(), .threads = compute_threads(), .bf16 = bf16_, .weights_origin = origin},
+               PlanFacts{.workers = comm_.size(),
+                         .threads = tensor::compute_threads(),
+                         .bf16 = bf16_,
+                         .weights_origin = origin},
                out_);
   }
 

@@ -56,7 +56,7 @@ class TrainingRun {
   std::FILE* out_;
   bool leader_;
 
-  ParamTable table_;
+  model::ParamTable table_;
   StepEngine engine_;
   TrainerState state_;
   std::optional<io::MetricsLog> metrics_;

@@ -79,10 +79,10 @@ TEST(TrainBenchPlan, SelectsAndRejects) {
 
 TEST(TrainBenchWorkload, PresetsAndSyntheticBatchesAreValid) {
   for (const char* name : {"base", "small", "tiny"}) {
-    const BertConfig config = bench_preset(name);
+    const model::BertConfig config = bench_preset(name);
     config.validate(name);
     const data::Batch batch = synthetic_batch(config, 3, 16, 5);
-    validate_batch(batch, config, name);
+    model::validate_batch(batch, config, name);
     EXPECT_EQ(batch.input_ids, synthetic_batch(config, 3, 16, 5).input_ids);
   }
   EXPECT_THROW(bench_preset("large"), InputError);

@@ -22,7 +22,7 @@ TEST(TrainOptions, DefaultsAreHuggingFaces) {
   EXPECT_DOUBLE_EQ(options.learning_rate, 5e-5);
   EXPECT_EQ(options.per_device_train_batch_size, 8);
   EXPECT_DOUBLE_EQ(options.num_train_epochs, 3.0);
-  EXPECT_EQ(options.lr_scheduler_type, LrSchedule::kLinear);
+  EXPECT_EQ(options.lr_scheduler_type, optim::LrSchedule::kLinear);
   EXPECT_DOUBLE_EQ(options.max_grad_norm, 1.0);
   EXPECT_EQ(options.seed, 42);
   EXPECT_FALSE(options.max_seq_length.has_value());

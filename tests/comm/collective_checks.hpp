@@ -175,7 +175,7 @@ struct NetworkBytes {
 inline NetworkBytes check_allreduce_bf16(comm::Communicator& comm, int local_size) {
   const int P = comm.size();
   const int hosts = P / local_size;
-  auto rounded = [](float x) { return to_float(to_bf16(x)); };
+  auto rounded = [](float x) { return tensor::to_float(tensor::to_bf16(x)); };
   auto expected_value = [&](std::size_t i, comm::ReduceOp op, bool in_arena) {
     const auto world = static_cast<float>(P);
     float total = 0.0f;
@@ -194,18 +194,19 @@ inline NetworkBytes check_allreduce_bf16(comm::Communicator& comm, int local_siz
   for (comm::ReduceOp op : {comm::ReduceOp::sum, comm::ReduceOp::avg, comm::ReduceOp::max}) {
     for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{33}, std::size_t{300001}}) {
       for (bool in_arena : {true, false}) {
-        std::vector<bf16> private_copy(n);
-        const std::span<bf16> data =
-            in_arena ? std::span(reinterpret_cast<bf16*>(comm.allocate((n + 1) / 2).data()), n)
-                     : std::span<bf16>(private_copy);
-        for (std::size_t i = 0; i < n; ++i) data[i] = to_bf16(value_of(comm.rank(), i));
+        std::vector<tensor::bf16> private_copy(n);
+        const std::span<tensor::bf16> data =
+            in_arena ? std::span(reinterpret_cast<tensor::bf16*>(comm.allocate((n + 1) / 2).data()), n)
+                     : std::span<tensor::bf16>(private_copy);
+        for (std::size_t i = 0; i < n; ++i) data[i] = tensor::to_bf16(value_of(comm.rank(), i));
         comm.allreduce_bf16(data, op);
         for (std::size_t i = 0; i < n; ++i) {
           const float expected = expected_value(i, op, in_arena);
-          if (to_float(data[i]) != expected) {
-            throw Error(fmt::format("rank {}: allreduce_bf16 {} of {} values ({}): element {} is {}, expected {}",
-                                    comm.rank(), comm::to_string(op), n, in_arena ? "arena" : "private", i,
-                                    to_float(data[i]), expected));
+          if (tensor::to_float(data[i]) != expected) {
+            throw Error(
+                fmt::format("rank {}: allreduce_bf16 {} of {} values ({}): element {} is {}, expected {}",
+                            comm.rank(), comm::to_string(op), n, in_arena ? "arena" : "private", i,
+                            tensor::to_float(data[i]), expected));
           }
         }
       }
@@ -214,7 +215,7 @@ inline NetworkBytes check_allreduce_bf16(comm::Communicator& comm, int local_siz
   constexpr std::size_t n = 300000;
   NetworkBytes bytes;
   const std::span<float> values = comm.allocate(n);
-  const std::span<bf16> wire(reinterpret_cast<bf16*>(comm.allocate(n / 2).data()), n);
+  const std::span<tensor::bf16> wire(reinterpret_cast<tensor::bf16*>(comm.allocate(n / 2).data()), n);
   std::uint64_t before = comm.network_bytes_sent();
   comm.allreduce(values, comm::ReduceOp::avg);
   bytes.fp32 = comm.network_bytes_sent() - before;

@@ -14,7 +14,7 @@
 #include "model/fixture_batches.hpp"
 #include "support/test_support.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 namespace {
 
 namespace fs = std::filesystem;
@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 class Bf16Heads : public ::testing::TestWithParam<std::pair<const char*, ModelHead>> {};
 
 TEST_P(Bf16Heads, OneStepMatchesFp32WithinBf16Rounding) {
-  if (!bf16_gemm_available()) GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX";
+  if (!tensor::bf16_gemm_available()) GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX";
   const fs::path folder = testing::fixtures_dir() / "reference_heads" / GetParam().first;
   BertConfig config = read_hf_config(folder / "config.json");
   config.head = GetParam().second;
@@ -33,10 +33,10 @@ TEST_P(Bf16Heads, OneStepMatchesFp32WithinBf16Rounding) {
 
   auto step = [&](bool use_bf16, float& loss) {
     std::vector<float> grads(params.size(), 0.0f);
-    std::vector<bf16> params16(params.size());
+    std::vector<tensor::bf16> params16(params.size());
     EncoderModel model(config, table, params, grads);
     if (use_bf16) {
-      convert_to_bf16(params16.data(), params.data(), static_cast<std::int64_t>(params.size()));
+      tensor::convert_to_bf16(params16.data(), params.data(), static_cast<std::int64_t>(params.size()));
       model.set_bf16_weights(params16);
     }
     EXPECT_EQ(model.uses_bf16(), use_bf16);
@@ -64,4 +64,4 @@ INSTANTIATE_TEST_SUITE_P(Models, Bf16Heads,
                          [](const auto& param_info) { return std::string(param_info.param.first); });
 
 }  // namespace
-}  // namespace shmtrain
+}  // namespace shmtrain::model

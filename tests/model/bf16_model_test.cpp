@@ -11,7 +11,7 @@
 #include "shmtrain/tensor/gemm_bf16.hpp"
 #include "model/fixture_batches.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 namespace {
 
 struct StepOutput {
@@ -22,10 +22,10 @@ struct StepOutput {
 StepOutput one_step(const BertConfig& config, const ParamTable& table, std::vector<float>& params, bool use_bf16,
                     const data::Batch& batch, const StepContext& context) {
   std::vector<float> grads(static_cast<std::size_t>(table.count()), 0.0f);
-  std::vector<bf16> params16(params.size());
+  std::vector<tensor::bf16> params16(params.size());
   EncoderModel model(config, table, params, grads);
   if (use_bf16) {
-    convert_to_bf16(params16.data(), params.data(), static_cast<std::int64_t>(params.size()));
+    tensor::convert_to_bf16(params16.data(), params.data(), static_cast<std::int64_t>(params.size()));
     model.set_bf16_weights(params16);
   }
   StepOutput out;
@@ -36,7 +36,7 @@ StepOutput one_step(const BertConfig& config, const ParamTable& table, std::vect
 }
 
 TEST(Bf16Model, GradientsMatchFp32WithinBf16Rounding) {
-  if (!bf16_gemm_available()) GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX";
+  if (!tensor::bf16_gemm_available()) GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX";
   BertConfig config = bench::bench_preset("tiny");
   config.hidden_dropout_prob = 0.1;
   config.attention_probs_dropout_prob = 0.1;
@@ -70,4 +70,4 @@ TEST(Bf16Model, GradientsMatchFp32WithinBf16Rounding) {
 }
 
 }  // namespace
-}  // namespace shmtrain
+}  // namespace shmtrain::model

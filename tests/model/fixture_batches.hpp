@@ -27,7 +27,8 @@ inline std::vector<std::int32_t> flat_ints(const nlohmann::json& rows) {
 }
 
 // Every batch of folder/batches.json, validated against `config`.
-inline std::vector<data::Batch> read_fixture_batches(const std::filesystem::path& folder, const BertConfig& config) {
+inline std::vector<data::Batch> read_fixture_batches(const std::filesystem::path& folder,
+                                                     const model::BertConfig& config) {
   std::vector<data::Batch> batches;
   const nlohmann::json file = nlohmann::json::parse(read_file(folder / "batches.json"));
   for (const auto& j : file.at("batches")) {
@@ -42,7 +43,7 @@ inline std::vector<data::Batch> read_fixture_batches(const std::filesystem::path
       b.start_positions = flat_ints(j.at("start_positions"));
       b.end_positions = flat_ints(j.at("end_positions"));
     }
-    validate_batch(b, config, "batches.json");
+    model::validate_batch(b, config, "batches.json");
     batches.push_back(std::move(b));
   }
   return batches;

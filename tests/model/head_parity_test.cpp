@@ -20,7 +20,7 @@
 #include "model/fixture_batches.hpp"
 #include "support/test_support.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 namespace {
 
 namespace fs = std::filesystem;
@@ -50,7 +50,7 @@ TEST_P(HeadParity, TwentyAdamWStepsReproducePyTorch) {
   const Fixture& fixture = GetParam();
   const BertConfig config = read_config(fixture);
   const ParamTable table = ParamTable::for_model(config);
-  HeapArenaAllocator heap;
+  tensor::HeapArenaAllocator heap;
   auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
   const WeightsLoadReport report =
@@ -59,7 +59,7 @@ TEST_P(HeadParity, TwentyAdamWStepsReproducePyTorch) {
   EXPECT_TRUE(report.unused.empty());
 
   EncoderModel model(config, table, params, grads);
-  AdamW adamw(train::optimizer_slots(table), {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
+  optim::AdamW adamw(train::optimizer_slots(table), {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
   const std::vector<data::Batch> batches = testing::read_fixture_batches(folder(fixture), config);
   const nlohmann::json ref = nlohmann::json::parse(testing::read_file(folder(fixture) / "reference.json"));
   ASSERT_EQ(ref.at("step0_grad_norms").size(), table.entries().size());
@@ -77,8 +77,8 @@ TEST_P(HeadParity, TwentyAdamWStepsReproducePyTorch) {
         EXPECT_NEAR(entry_norm(grads, e), expected, 1e-6 + 1e-3 * expected) << e.name;
       }
     }
-    const double norm = global_grad_norm(grads);
-    adamw.step(params, grads, 1e-3f, {}, clip_coefficient(norm, 1.0));
+    const double norm = optim::global_grad_norm(grads);
+    adamw.step(params, grads, 1e-3f, {}, optim::clip_coefficient(norm, 1.0));
     const double expected = ref.at("losses")[step];
     EXPECT_NEAR(loss, expected, 1e-4 * std::abs(expected)) << "step " << step;
     worst_relative = std::max(worst_relative, std::abs(loss - expected) / std::abs(expected));
@@ -104,7 +104,7 @@ TEST_P(HeadParity, GradientsFinalOffsetsDecreaseToZeroAndCoverFinishedGradients)
   const Fixture& fixture = GetParam();
   const BertConfig config = read_config(fixture);
   const ParamTable table = ParamTable::for_model(config);
-  HeapArenaAllocator heap;
+  tensor::HeapArenaAllocator heap;
   auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
   load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
@@ -144,7 +144,7 @@ TEST(DistilBert, IgnoresTokenTypes) {
   const Fixture fixture{"distilbert_cls", ModelHead::kSequenceClassification};
   const BertConfig config = read_config(fixture);
   const ParamTable table = ParamTable::for_model(config);
-  HeapArenaAllocator heap;
+  tensor::HeapArenaAllocator heap;
   auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
   load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
@@ -156,4 +156,4 @@ TEST(DistilBert, IgnoresTokenTypes) {
 }
 
 }  // namespace
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -8,7 +8,7 @@
 #include "shmtrain/common/error.hpp"
 #include "support/test_support.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 namespace {
 
 void expect_same(const BertConfig& a, const BertConfig& b) {
@@ -379,4 +379,4 @@ TEST(HfConfig, NullDefaultsAreAccepted) {
 }
 
 }  // namespace
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -19,7 +19,7 @@
 #include "model/fixture_batches.hpp"
 #include "support/test_support.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 namespace {
 
 namespace fs = std::filesystem;
@@ -38,7 +38,7 @@ std::vector<float> entry_values(std::span<const float> arena, const ParamEntry& 
 TEST(PytorchParity, TwentyAdamWStepsReproduceLossesGradientsAndFinalWeights) {
   const BertConfig config = read_hf_config(fixture() / "config.json");
   const ParamTable table = ParamTable::for_sequence_classification(config);
-  HeapArenaAllocator heap;
+  tensor::HeapArenaAllocator heap;
   auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
   const WeightsLoadReport report = load_model_weights(fixture() / "model.safetensors", table, params, config, 0);
@@ -46,7 +46,7 @@ TEST(PytorchParity, TwentyAdamWStepsReproduceLossesGradientsAndFinalWeights) {
   EXPECT_TRUE(report.unused.empty());
 
   EncoderModel model(config, table, params, grads);
-  AdamW adamw(train::optimizer_slots(table), {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
+  optim::AdamW adamw(train::optimizer_slots(table), {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
   const std::vector<data::Batch> batches = testing::read_fixture_batches(fixture(), config);
   const nlohmann::json ref = read_json(fixture() / "reference_losses.json");
   const io::SafetensorsReader step0(fixture() / "step0_grads.safetensors");
@@ -62,8 +62,8 @@ TEST(PytorchParity, TwentyAdamWStepsReproduceLossesGradientsAndFinalWeights) {
         EXPECT_TRUE(testing::all_close(entry_values(grads, e), step0.load(e.name), 2e-6, 1e-3)) << e.name;
       }
     }
-    const double norm = global_grad_norm(grads);
-    adamw.step(params, grads, 1e-3f, {}, clip_coefficient(norm, 1.0));
+    const double norm = optim::global_grad_norm(grads);
+    adamw.step(params, grads, 1e-3f, {}, optim::clip_coefficient(norm, 1.0));
     const double expected = ref["losses"][step];
     EXPECT_NEAR(loss, expected, 1e-4 * std::abs(expected)) << "step " << step;
     worst_relative = std::max(worst_relative, std::abs(loss - expected) / std::abs(expected));
@@ -82,7 +82,7 @@ TEST(PytorchParity, DeterministicRunToRun) {
   const ParamTable table = ParamTable::for_sequence_classification(config);
   const std::vector<data::Batch> batches = testing::read_fixture_batches(fixture(), config);
   auto run = [&] {
-    HeapArenaAllocator heap;
+    tensor::HeapArenaAllocator heap;
     auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
     auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
     load_model_weights(fixture() / "model.safetensors", table, params, config, 0);
@@ -105,7 +105,7 @@ TEST(PytorchParity, DeterministicRunToRun) {
 TEST(ModelWeights, MissingHeadIsInitialisedAndWrongShapeIsNamed) {
   const BertConfig config = read_hf_config(fixture() / "config.json");
   const ParamTable table = ParamTable::for_sequence_classification(config);
-  HeapArenaAllocator heap;
+  tensor::HeapArenaAllocator heap;
   auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
   const io::SafetensorsReader full(fixture() / "model.safetensors");
   testing::TempDir dir;
@@ -138,4 +138,4 @@ TEST(ModelWeights, MissingHeadIsInitialisedAndWrongShapeIsNamed) {
 }
 
 }  // namespace
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -7,11 +7,11 @@
 
 #include "support/test_support.hpp"
 
-namespace shmtrain {
+namespace shmtrain::optim {
 namespace {
 
-BertConfig tiny_config() {
-  BertConfig c;
+model::BertConfig tiny_config() {
+  model::BertConfig c;
   c.vocab_size = 11;
   c.hidden_size = 4;
   c.num_hidden_layers = 1;
@@ -22,8 +22,8 @@ BertConfig tiny_config() {
 }
 
 TEST(AdamW, ThreeStepsMatchTorchFormulasAndSkipDecayForBiasAndLayerNorm) {
-  const ParamTable table = ParamTable::for_sequence_classification(tiny_config());
-  HeapArenaAllocator heap;
+  const model::ParamTable table = model::ParamTable::for_sequence_classification(tiny_config());
+  tensor::HeapArenaAllocator heap;
   const AdamWOptions options{0.9f, 0.999f, 1e-8f, 0.1f};
   AdamW adamw(train::optimizer_slots(table), options, heap);
   std::vector<float> p(static_cast<std::size_t>(table.count())), g(p.size());
@@ -34,7 +34,7 @@ TEST(AdamW, ThreeStepsMatchTorchFormulasAndSkipDecayForBiasAndLayerNorm) {
     for (std::size_t i = 0; i < g.size(); ++i) g[i] = std::sin(0.37f * static_cast<float>(i) + static_cast<float>(step));
     adamw.step(p, g, lr);
     // torch.optim.AdamW (single-tensor), in double.
-    for (const ParamEntry& e : table.entries()) {
+    for (const model::ParamEntry& e : table.entries()) {
       for (std::int64_t k = e.offset; k < e.offset + e.size; ++k) {
         if (e.decay) ep[k] *= 1.0 - lr * 0.1;
         em[k] = 0.9 * em[k] + 0.1 * g[k];
@@ -56,8 +56,8 @@ TEST(AdamW, ThreeStepsMatchTorchFormulasAndSkipDecayForBiasAndLayerNorm) {
 // --shard_optimizer: workers that each own a slice (cut anywhere, even inside a parameter)
 // together compute exactly the whole optimizer's update.
 TEST(AdamW, SlicesOfTheArenaUpdateExactlyAsTheWholeDoes) {
-  const ParamTable table = ParamTable::for_sequence_classification(tiny_config());
-  HeapArenaAllocator heap;
+  const model::ParamTable table = model::ParamTable::for_sequence_classification(tiny_config());
+  tensor::HeapArenaAllocator heap;
   const AdamWOptions options{0.9f, 0.999f, 1e-8f, 0.1f};
   const std::int64_t padded = table.padded_count(3);
   std::vector<float> whole_p(static_cast<std::size_t>(padded)), g(whole_p.size());
@@ -90,13 +90,13 @@ TEST(AdamW, SlicesOfTheArenaUpdateExactlyAsTheWholeDoes) {
 // --bf16: the copy written in the update's pass is the updated parameters rounded, and the
 // float update is the same as without it.
 TEST(AdamW, Bf16CopyIsWrittenInTheSamePass) {
-  const ParamTable table = ParamTable::for_sequence_classification(tiny_config());
-  HeapArenaAllocator heap;
+  const model::ParamTable table = model::ParamTable::for_sequence_classification(tiny_config());
+  tensor::HeapArenaAllocator heap;
   const AdamWOptions options{0.9f, 0.999f, 1e-8f, 0.1f};
   const auto n = static_cast<std::size_t>(table.count());
   std::vector<float> plain(n), with_copy(n), g(n);
   for (std::size_t i = 0; i < n; ++i) plain[i] = with_copy[i] = 0.03f * static_cast<float>(i % 29) - 0.4f;
-  std::vector<bf16> copy(n);
+  std::vector<tensor::bf16> copy(n);
   const std::vector<ParamSlot> slots = train::optimizer_slots(table);
   AdamW a(slots, options, heap), b(slots, options, heap);
   for (int step = 1; step <= 2; ++step) {
@@ -105,9 +105,11 @@ TEST(AdamW, Bf16CopyIsWrittenInTheSamePass) {
     b.step(with_copy, g, 1e-2f, copy);
   }
   EXPECT_EQ(with_copy, plain);
-  for (const ParamEntry& e : table.entries()) {  // the gaps between entries hold no parameter
+  for (const model::ParamEntry& e : table.entries()) {  // the gaps between entries hold no parameter
     for (std::int64_t i = e.offset; i < e.offset + e.size; ++i) {
-      ASSERT_EQ(copy[static_cast<std::size_t>(i)].bits, to_bf16(plain[static_cast<std::size_t>(i)]).bits) << e.name;
+      ASSERT_EQ(copy[static_cast<std::size_t>(i)].bits,
+                tensor::to_bf16(plain[static_cast<std::size_t>(i)]).bits)
+          << e.name;
     }
   }
 }
@@ -115,8 +117,8 @@ TEST(AdamW, Bf16CopyIsWrittenInTheSamePass) {
 // Clipping folded into the update: grad_scale c gives exactly the update on gradients that
 // were first multiplied by c, as clip_grad_norm_ does in torch.
 TEST(AdamW, GradScaleIsTheUpdateOnScaledGradients) {
-  const ParamTable table = ParamTable::for_sequence_classification(tiny_config());
-  HeapArenaAllocator heap;
+  const model::ParamTable table = model::ParamTable::for_sequence_classification(tiny_config());
+  tensor::HeapArenaAllocator heap;
   const AdamWOptions options{0.9f, 0.999f, 1e-8f, 0.1f};
   const auto n = static_cast<std::size_t>(table.count());
   std::vector<float> folded(n), scaled_first(n), g(n), g_scaled(n);
@@ -138,4 +140,4 @@ TEST(AdamW, GradScaleIsTheUpdateOnScaledGradients) {
 }
 
 }  // namespace
-}  // namespace shmtrain
+}  // namespace shmtrain::optim

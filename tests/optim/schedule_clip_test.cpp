@@ -6,7 +6,7 @@
 #include "shmtrain/optim/clip.hpp"
 #include "shmtrain/optim/schedule.hpp"
 
-namespace shmtrain {
+namespace shmtrain::optim {
 namespace {
 
 TEST(Schedule, LinearWithWarmupAsHuggingFace) {
@@ -47,4 +47,4 @@ TEST(Clip, NormOfALargeArenaIsExactForIntegerData) {
 }
 
 }  // namespace
-}  // namespace shmtrain
+}  // namespace shmtrain::optim

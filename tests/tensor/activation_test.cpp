@@ -8,7 +8,7 @@
 #include "support/test_support.hpp"
 #include "tensor/naive.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 
 using naive::Vec;
@@ -68,4 +68,4 @@ TEST(Tanh, ForwardAndBackward) {
 }
 
 }  // namespace
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -10,7 +10,7 @@
 #include "support/test_support.hpp"
 #include "tensor/naive.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 
 using naive::Vec;
@@ -116,4 +116,4 @@ TEST(Attention, DropoutBackwardMatchesFiniteDifferencesOfTheSameMask) {
 }
 
 }  // namespace
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -4,7 +4,7 @@
 #include "shmtrain/tensor/relu.hpp"
 #include "shmtrain/tensor/word_position_embedding.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 
 TEST(WordPositionEmbedding, ForwardSumsTheTwoTablesAndBackwardSkipsThePadRow) {
@@ -36,4 +36,4 @@ TEST(Relu, ForwardClampsAndBackwardPassesOnlyWherePositive) {
 }
 
 }  // namespace
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

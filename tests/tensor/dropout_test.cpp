@@ -7,7 +7,7 @@
 
 #include "shmtrain/tensor/threads.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 
 TEST(Dropout, KeepsAboutOneMinusPAndScalesTheKept) {
@@ -115,4 +115,4 @@ TEST(Dropout, ZeroProbabilityIsTheIdentity) {
 }
 
 }  // namespace
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -9,7 +9,7 @@
 #include "support/test_support.hpp"
 #include "tensor/naive.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 
 using naive::Vec;
@@ -195,4 +195,4 @@ TEST(GemmBf16, SerialMatchesBlockedAndThreadCountsAgree) {
 }
 
 }  // namespace
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

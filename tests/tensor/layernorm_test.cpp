@@ -5,7 +5,7 @@
 #include "support/test_support.hpp"
 #include "tensor/naive.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 
 using naive::Vec;
@@ -48,4 +48,4 @@ TEST(LayerNorm, ConstantRowNormalisesToTheBias) {
 }
 
 }  // namespace
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

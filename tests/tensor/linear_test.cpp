@@ -5,7 +5,7 @@
 #include "support/test_support.hpp"
 #include "tensor/naive.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 namespace {
 
 using naive::Vec;
@@ -54,4 +54,4 @@ TEST(Linear, BackwardAccumulatesIntoWeightAndBiasGradients) {
 }
 
 }  // namespace
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -150,7 +150,7 @@ TEST(Placement, XmlFileStandsInForTheMachine) {
 TEST(Placement, ThisMachineIsBoundAndCoversTheAllowedCpus) {
   const Topology topology = Topology::load({});
   EXPECT_TRUE(topology.is_this_system());
-  EXPECT_EQ(topology.pu_count(), allowed_cpu_count());
+  EXPECT_EQ(topology.pu_count(), tensor::allowed_cpu_count());
   EXPECT_TRUE(make_plan(topology, {}).bind);
 }
 

@@ -32,7 +32,7 @@ TEST(DistilBertCli, ClassifierLossesMatchPyTorch) {
     // 1e-4 relative: the bound; fp32 summation order differs from PyTorch's.
     EXPECT_NEAR(losses[i].second, run.losses[i], 1e-4 * std::abs(run.losses[i])) << "step " << i + 1;
   }
-  const BertConfig config = read_hf_config(out / "config.json");
+  const model::BertConfig config = model::read_hf_config(out / "config.json");
   EXPECT_EQ(config.model_type, "distilbert");
   EXPECT_EQ(config.architectures, std::vector<std::string>{"DistilBertForSequenceClassification"});
   EXPECT_EQ(config.id2label, (std::vector<std::string>{"0", "1", "2"}));

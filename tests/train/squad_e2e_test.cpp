@@ -127,7 +127,7 @@ TEST(SquadEndToEnd, BertTrainsAndItsPredictionsScoreAsReported) {
   EXPECT_GE(rescored.exact_match, 15.0);
 
   // A folder Hugging Face loads as BertForQuestionAnswering: no pooler, qa_outputs.
-  const BertConfig config = read_hf_config(out / "config.json");
+  const model::BertConfig config = model::read_hf_config(out / "config.json");
   EXPECT_EQ(config.architectures, std::vector<std::string>{"BertForQuestionAnswering"});
   const io::SafetensorsReader weights(out / "model.safetensors");
   EXPECT_TRUE(weights.contains("qa_outputs.weight"));
@@ -146,7 +146,7 @@ TEST(SquadEndToEnd, DistilBertOnTwoWorkersEvaluatesAsOneWorkerDoes) {
   const io::SafetensorsReader weights(out / "model.safetensors");
   EXPECT_TRUE(weights.contains("distilbert.transformer.layer.1.attention.q_lin.weight"));
   EXPECT_TRUE(weights.contains("qa_outputs.bias"));
-  EXPECT_EQ(read_hf_config(out / "config.json").architectures,
+  EXPECT_EQ(model::read_hf_config(out / "config.json").architectures,
             std::vector<std::string>{"DistilBertForQuestionAnswering"});
   const nlohmann::json eval = nlohmann::json::parse(read_file(out / "eval_results.json"));
   const Rescored rescored = rescore(out);

@@ -14,8 +14,8 @@
 namespace shmtrain::testing {
 namespace {
 
-BertConfig tiny_config() {
-  BertConfig c;
+model::BertConfig tiny_config() {
+  model::BertConfig c;
   c.vocab_size = 50;
   c.hidden_size = 16;
   c.num_hidden_layers = 3;
@@ -43,16 +43,16 @@ data::Batch random_batch(int rank, int step) {
 
 // The parameters of rank 0 and 1 after 4 steps of 2 micro-batches each.
 std::vector<std::vector<float>> train(const train::EngineOptions& options) {
-  const BertConfig config = tiny_config();
-  const ParamTable table = ParamTable::for_sequence_classification(config);
+  const model::BertConfig config = tiny_config();
+  const model::ParamTable table = model::ParamTable::for_sequence_classification(config);
   std::vector<std::vector<float>> result(2);
   comm::run_in_threads({2, std::size_t{1} << 16, std::size_t{4} << 20}, {}, [&](comm::Communicator& comm) {
     train::StepEngine engine(config, table, comm, options);
-    init_all_parameters(table, engine.params(), config, 7);
+    model::init_all_parameters(table, engine.params(), config, 7);
     engine.sync_parameters();
     for (int step = 0; step < 4; ++step) {
       const std::vector<data::Batch> batches{random_batch(comm.rank(), 2 * step), random_batch(comm.rank(), 2 * step + 1)};
-      const std::vector<StepContext> contexts{
+      const std::vector<model::StepContext> contexts{
           {true, 42, static_cast<std::uint64_t>(comm.rank()), static_cast<std::uint64_t>(2 * step)},
           {true, 42, static_cast<std::uint64_t>(comm.rank()), static_cast<std::uint64_t>(2 * step + 1)}};
       engine.step(batches, contexts, 1e-3f, 1.0);

@@ -53,7 +53,7 @@ TEST(TrainCli, WritesAFolderThatHuggingFaceLoads) {
                            "all_results.json", "metrics.jsonl", "shmtrain_config.toml"}) {
     EXPECT_TRUE(fs::is_regular_file(out / name)) << name;
   }
-  const BertConfig config = read_hf_config(out / "config.json");
+  const model::BertConfig config = model::read_hf_config(out / "config.json");
   EXPECT_EQ(config.id2label, (std::vector<std::string>{"0", "1"}));
   EXPECT_EQ(config.problem_type, "single_label_classification");
   const io::SafetensorsReader weights(out / "model.safetensors");

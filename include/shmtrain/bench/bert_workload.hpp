@@ -13,16 +13,17 @@ namespace shmtrain::bench {
 // "base": bert-base-uncased (L12 H768 A12 I3072). "small": google/bert_uncased_L-4_H-256_A-4
 // ("BERT-mini", L4 H256 A4 I1024). "tiny": L2 H64 A2 I256 with a 1000-word vocabulary, for
 // tests that run the benchmark end to end in seconds. Two labels. Throws InputError.
-BertConfig bench_preset(const std::string& name);
+model::BertConfig bench_preset(const std::string& name);
 
 // Multiply-adds x 2 of one training step over `batch` sequences of `seq` tokens: the linears
 // (forward 1x, backward 2x) and the two attention products per layer; the embeddings,
 // element-wise work, pooler and classifier are not counted.
-double step_flops(const BertConfig& config, std::int64_t batch, std::int64_t seq);
+double step_flops(const model::BertConfig& config, std::int64_t batch, std::int64_t seq);
 
 // `batch` sequences of `seq` random token ids (never the padding id), full attention mask,
 // token type 0 then 1 for the second half (a sentence pair), random labels. The same `seed`
 // gives the same batch.
-data::Batch synthetic_batch(const BertConfig& config, std::int64_t batch, std::int64_t seq, std::uint64_t seed);
+data::Batch synthetic_batch(const model::BertConfig& config, std::int64_t batch, std::int64_t seq,
+                            std::uint64_t seed);
 
 }  // namespace shmtrain::bench

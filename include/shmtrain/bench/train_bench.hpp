@@ -61,7 +61,7 @@ static_assert(std::is_trivially_copyable_v<TrainBenchResult>);
 // seed), and runs warm-up and timed steps on the workers' shares of one fixed synthetic global
 // batch of `batch` sequences. Every worker returns the same result.
 // REQUIRES: batch divisible by communicator.size().
-TrainBenchResult run_train_bench(comm::Communicator& communicator, const BertConfig& config,
+TrainBenchResult run_train_bench(comm::Communicator& communicator, const model::BertConfig& config,
                                  const TrainBenchOptions& options, std::int64_t batch);
 
 struct TrainBenchConfiguration {
@@ -88,8 +88,8 @@ TrainBenchPlan plan_train_bench(const topo::Topology& topology, const topo::Plac
 // Runs one configuration as its own job and returns rank 0's result.
 // REQUIRES: no thread runs in the calling process (launch::launch_workers).
 TrainBenchResult measure_configuration(const topo::Topology& topology,
-                                       const TrainBenchConfiguration& configuration, const BertConfig& config,
-                                       const TrainBenchOptions& options);
+                                       const TrainBenchConfiguration& configuration,
+                                       const model::BertConfig& config, const TrainBenchOptions& options);
 
 // Measures every configuration of `bench_plan` on the preset `preset` and writes the table
 // (or, with `json`, one JSON object per row and one of ratios) to `out`, each row as soon as

@@ -53,11 +53,11 @@ class Communicator {
   // The same for bf16 values (--ddp_bf16_grads: half the bytes to move): summed in float, in
   // rank order, rounded once to bf16. This default moves floats (widens, allreduce(),
   // rounds); a transport that can move bf16 overrides it (shm, MPI, hierarchical).
-  virtual void allreduce_bf16(std::span<bf16> data, ReduceOp op);
+  virtual void allreduce_bf16(std::span<tensor::bf16> data, ReduceOp op);
   // values all-reduced with bf16 on the wire: rounded into `wire`, allreduce_bf16(wire), and
   // widened back into values. REQUIRES: wire.size() == values.size(). The only place the
   // exchange converts between the two.
-  void allreduce_through_bf16(std::span<float> values, std::span<bf16> wire, ReduceOp op);
+  void allreduce_through_bf16(std::span<float> values, std::span<tensor::bf16> wire, ReduceOp op);
   // data on every rank becomes root's data. REQUIRES: 0 <= root < size().
   virtual void broadcast(std::span<float> data, int root) = 0;
   virtual void barrier() = 0;

@@ -37,7 +37,7 @@ namespace shmtrain::comm {
 class OverlappedAllreduce {
  public:
   OverlappedAllreduce(Communicator& comm, std::span<float> buffer, ReduceOp op, std::size_t min_bucket,
-                      std::span<bf16> wire = {});
+                      std::span<tensor::bf16> wire = {});
   ~OverlappedAllreduce();  // stops and joins the exchange thread
   OverlappedAllreduce(const OverlappedAllreduce&) = delete;
   OverlappedAllreduce& operator=(const OverlappedAllreduce&) = delete;
@@ -55,7 +55,7 @@ class OverlappedAllreduce {
 
   Communicator& comm_;
   std::span<float> buffer_;
-  std::span<bf16> wire_;
+  std::span<tensor::bf16> wire_;
   ReduceOp op_;
   std::size_t min_bucket_;
   std::size_t handed_from_ = 0;  // buffer[handed_from_, n) is queued or reduced this round

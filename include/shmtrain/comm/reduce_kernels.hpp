@@ -18,8 +18,8 @@ void reduce_into(float* const* dst, int destinations, const float* const* src, i
 // The same over bf16 values, on the calling thread: summed (or maxed) in float in source order,
 // avg divided by `divisor`, rounded once to bf16 (round to nearest even, as to_bf16).
 // Destinations may alias sources element for element.
-void reduce_bf16_into(bf16* const* dst, int destinations, const bf16* const* src, int sources, std::size_t count,
-                      ReduceOp op, float divisor);
+void reduce_bf16_into(tensor::bf16* const* dst, int destinations, const tensor::bf16* const* src, int sources,
+                      std::size_t count, ReduceOp op, float divisor);
 
 // memcpy split over `threads` for large counts.
 void copy_floats(float* dst, const float* src, std::size_t count, int threads);

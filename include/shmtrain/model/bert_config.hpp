@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 // The task head on the encoder, as the script picks its AutoModelFor... class: run_glue's
 // sequence classification or run_qa's extractive question answering.
@@ -63,4 +63,4 @@ struct BertConfig {
   void validate(const std::string& source) const;
 };
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

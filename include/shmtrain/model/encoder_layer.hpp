@@ -18,7 +18,7 @@
 #include "shmtrain/tensor/bf16.hpp"
 #include "shmtrain/tensor/dropout.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 struct LayerDims {
   std::int64_t batch, seq, hidden, heads, intermediate;
@@ -28,7 +28,7 @@ struct LayerDims {
 
 // The bf16 copies of a layer's four weight matrices (the model's bf16 arena).
 struct LayerWeightsBf16 {
-  const bf16 *qkv_w = nullptr, *attn_out_w = nullptr, *inter_w = nullptr, *out_w = nullptr;
+  const tensor::bf16 *qkv_w = nullptr, *attn_out_w = nullptr, *inter_w = nullptr, *out_w = nullptr;
 };
 
 // Pointers into the parameter (or gradient) arena for one layer; a layer whose weights carry
@@ -46,7 +46,7 @@ struct LayerDropout {
   // After the attention's output dense: BERT's hidden_dropout_prob; 0 for DistilBERT, whose
   // MultiHeadSelfAttention.out_lin has no dropout.
   float attention_output_p = 0.0f;
-  DropoutKey attention, attention_output, output;
+  tensor::DropoutKey attention, attention_output, output;
 };
 
 // Activations kept from forward for backward. In bf16 the float qkv, ctx and inter_act stay
@@ -54,7 +54,7 @@ struct LayerDropout {
 struct LayerCache {
   std::vector<float> qkv, probs, ctx, res1, ln1_out, ln1_mean, ln1_rstd;
   std::vector<float> inter_pre, inter_act, res2, ln2_out, ln2_mean, ln2_rstd;
-  std::vector<bf16> x16, qkv16, ctx16, ln1_out16, inter_act16;
+  std::vector<tensor::bf16> x16, qkv16, ctx16, ln1_out16, inter_act16;
   // The dropout masks the forward drew (dropout.hpp), for the backward: on the attention
   // probabilities (not the padding mask: that is mask_add), after the attention output
   // dense, after the output dense.
@@ -75,7 +75,7 @@ struct LayerScratch {
   std::vector<float> d_inter, d_qkv;  // the intermediate activation's, the fused Q/K/V's
   // bf16: d_dense_in's role; GELU's input gradient (whose first (B*T, H) then holds the
   // attention context's); the fused Q/K/V's.
-  std::vector<bf16> d_dense_in16, d_inter16, d_qkv16;
+  std::vector<tensor::bf16> d_dense_in16, d_inter16, d_qkv16;
   void resize(const LayerDims& d, bool use_bf16);
 };
 
@@ -89,4 +89,4 @@ void encoder_layer_backward(float* dx, float* dy, const LayerCache& cache, const
                             const LayerParams& w, const LayerParams& g, LayerScratch& s, const LayerDims& d,
                             const LayerDropout& drop);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

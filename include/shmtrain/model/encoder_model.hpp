@@ -14,7 +14,7 @@
 #include "shmtrain/model/step_context.hpp"
 #include "shmtrain/tensor/bf16.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 class Backbone;
 class TaskHead;
@@ -41,7 +41,7 @@ class EncoderModel {
   // --bf16: the encoder layers' linears and attention products run in bf16, their weights read
   // from `weights16`, a bf16 copy of the parameter arena (same layout) that the caller keeps
   // current. The embeddings and the head stay in float. An empty span: float32.
-  void set_bf16_weights(std::span<const bf16> weights16);
+  void set_bf16_weights(std::span<const tensor::bf16> weights16);
   bool uses_bf16() const;
 
   // The last forward's logits: (B, num_labels) for classification; (B, T, 2) for question
@@ -55,4 +55,4 @@ class EncoderModel {
   std::unique_ptr<TaskHead> head_;
 };
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

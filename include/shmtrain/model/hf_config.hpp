@@ -9,7 +9,7 @@
 
 #include "shmtrain/model/bert_config.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 // Reads config.json. Rules:
 //   - keys shmtrain does not use are ignored (hub configs carry many); absent keys take
@@ -45,4 +45,4 @@ std::string hf_config_to_json(const BertConfig& config, std::string_view transfo
 void write_hf_config(const std::filesystem::path& path, const BertConfig& config,
                      std::string_view transformers_version = {});
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

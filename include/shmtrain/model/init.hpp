@@ -9,7 +9,7 @@
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/model/param_table.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 // Initialises one parameter in place; `seed` and the entry's name decide its values, so a
 // parameter's initial values do not depend on which others are initialised.
@@ -19,4 +19,4 @@ void init_parameter(const ParamEntry& entry, std::span<float> params, const Bert
 void init_all_parameters(const ParamTable& table, std::span<float> params, const BertConfig& config,
                          std::uint64_t seed);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

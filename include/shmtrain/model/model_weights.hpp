@@ -12,7 +12,7 @@
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/model/param_table.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 struct WeightsLoadReport {
   std::vector<std::string> initialized;  // absent from the file: newly initialised (the head)
@@ -30,4 +30,4 @@ WeightsLoadReport load_model_weights(const std::filesystem::path& path, const Pa
 // Writes every table entry as an F32 tensor (atomically).
 void save_model_weights(const std::filesystem::path& path, const ParamTable& table, std::span<const float> params);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -23,7 +23,7 @@
 
 #include "shmtrain/model/bert_config.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 struct ParamEntry {
   std::string name;
@@ -67,4 +67,4 @@ bool is_layer_norm_parameter(std::string_view name);
 // output_layer_norm count).
 bool hf_decays(std::string_view name);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <functional>
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 // What makes a forward pass reproducible: dropout only when training, its masks a function
 // of (seed, rank, step).
@@ -20,4 +20,4 @@ struct StepContext {
 // embeddings), so the calls come with decreasing offsets, the last with 0.
 using GradientsFinal = std::function<void(std::int64_t offset)>;
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -14,7 +14,7 @@
 #include "shmtrain/tensor/allocator.hpp"
 #include "shmtrain/tensor/bf16.hpp"
 
-namespace shmtrain {
+namespace shmtrain::optim {
 
 struct AdamWOptions {
   float beta1 = 0.9f;
@@ -33,19 +33,19 @@ struct AdamWState {
 class AdamW {
  public:
   // The whole arena [0, slots_end(slots)).
-  AdamW(std::vector<ParamSlot> slots, AdamWOptions options, ArenaAllocator& allocator);
+  AdamW(std::vector<ParamSlot> slots, AdamWOptions options, tensor::ArenaAllocator& allocator);
   // Arena floats [begin, end); end may pass slots_end(slots) (the padded tail holds no
   // parameter). The moments (end - begin floats each) come from `allocator`.
-  AdamW(std::vector<ParamSlot> slots, AdamWOptions options, ArenaAllocator& allocator, std::int64_t begin,
-        std::int64_t end);
+  AdamW(std::vector<ParamSlot> slots, AdamWOptions options, tensor::ArenaAllocator& allocator,
+        std::int64_t begin, std::int64_t end);
 
   // One update of the range's parameters at learning rate lr, from grads * grad_scale (the
   // clipping coefficient, clip.hpp); increments step_count(). params16 (--bf16), when given,
   // receives the updated parameters rounded to bf16 in the same pass, while they are still in
   // cache. REQUIRES: params and grads (and params16 when not empty) hold the range's
   // end - begin values.
-  void step(std::span<float> params, std::span<const float> grads, float lr, std::span<bf16> params16 = {},
-            float grad_scale = 1.0f);
+  void step(std::span<float> params, std::span<const float> grads, float lr,
+            std::span<tensor::bf16> params16 = {}, float grad_scale = 1.0f);
 
   std::int64_t begin() const { return begin_; }
   std::int64_t end() const { return end_; }
@@ -66,4 +66,4 @@ class AdamW {
   std::int64_t step_ = 0;
 };
 
-}  // namespace shmtrain
+}  // namespace shmtrain::optim

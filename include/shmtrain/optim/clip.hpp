@@ -5,7 +5,7 @@
 // so the gradients are read once, not read, written and read again.
 #include <span>
 
-namespace shmtrain {
+namespace shmtrain::optim {
 
 // Deterministic: fixed blocks of 16 lanes, summed in order, in double.
 double global_grad_norm(std::span<const float> grads);
@@ -14,4 +14,4 @@ double global_grad_norm(std::span<const float> grads);
 // is below 1, else 1. max_norm <= 0 disables clipping (1).
 float clip_coefficient(double norm, double max_norm);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::optim

@@ -9,7 +9,7 @@
 
 #include "shmtrain/optim/param_slot.hpp"
 
-namespace shmtrain {
+namespace shmtrain::optim {
 
 void save_optimizer_state(const std::filesystem::path& path, std::span<const ParamSlot> slots,
                           std::span<const float> exp_avg, std::span<const float> exp_avg_sq,
@@ -20,4 +20,4 @@ void save_optimizer_state(const std::filesystem::path& path, std::span<const Par
 std::int64_t load_optimizer_state(const std::filesystem::path& path, std::span<const ParamSlot> slots,
                                   std::span<float> exp_avg, std::span<float> exp_avg_sq);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::optim

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace shmtrain {
+namespace shmtrain::optim {
 
 struct ParamSlot {
   std::string name;
@@ -21,4 +21,4 @@ struct ParamSlot {
 // Floats up to the end of the last slot (0 for none).
 std::int64_t slots_end(std::span<const ParamSlot> slots);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::optim

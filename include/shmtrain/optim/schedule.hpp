@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-namespace shmtrain {
+namespace shmtrain::optim {
 
 enum class LrSchedule { kLinear, kConstant, kConstantWithWarmup, kCosine };
 
@@ -15,4 +15,4 @@ std::string to_string(LrSchedule schedule);
 // REQUIRES: total_steps >= 1, warmup_steps >= 0.
 double lr_multiplier(LrSchedule schedule, std::int64_t step, std::int64_t total_steps, std::int64_t warmup_steps);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::optim

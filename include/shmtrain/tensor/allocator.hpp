@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 class ArenaAllocator {
  public:
@@ -29,4 +29,4 @@ class HeapArenaAllocator final : public ArenaAllocator {
   std::vector<std::unique_ptr<float, Free>> blocks_;
 };
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

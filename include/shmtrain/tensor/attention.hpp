@@ -10,7 +10,7 @@
 #include "shmtrain/tensor/bf16.hpp"
 #include "shmtrain/tensor/dropout.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 struct AttentionShape {
   std::int64_t batch;
@@ -48,4 +48,4 @@ void attention_forward(bf16* out, float* probs, const bf16* qkv, const float* ma
 void attention_backward(bf16* dqkv, const bf16* dout, const bf16* qkv, const float* probs,
                         const AttentionShape& shape, const AttentionDropout& dropout, const std::uint16_t* dropout_mask);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

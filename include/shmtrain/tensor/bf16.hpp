@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 struct bf16 {
   std::uint16_t bits = 0;
@@ -36,4 +36,4 @@ void convert_to_float(float* out, const bf16* in, std::int64_t n);
 // The same on the calling thread only (for callers inside a parallel loop).
 void convert_to_bf16_serial(bf16* out, const float* in, std::int64_t n);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

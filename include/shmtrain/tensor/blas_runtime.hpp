@@ -10,7 +10,7 @@
 // its own oneTBB threads, see threads.hpp), it sets the variables and re-executes once.
 #include <string>
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 // The OpenBLAS core type this CPU should use: "Cooperlake" (AVX-512 + BF16), "SkylakeX"
 // (AVX-512), "Haswell" (AVX2 + FMA), or "" when OpenBLAS's own detection is as good.
@@ -26,4 +26,4 @@ void prepare_openblas(char** argv);
 // One line for the start-up log: "OpenBLAS core Cooperlake (auto: cpu has avx512 ...)".
 std::string blas_startup_line();
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

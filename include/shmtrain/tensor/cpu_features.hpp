@@ -3,7 +3,7 @@
 // Decides the OpenBLAS kernel family and whether bf16 paths are available.
 #include <string>
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 struct CpuFeatures {
   bool avx2 = false;
@@ -22,4 +22,4 @@ struct CpuFeatures {
 
 const CpuFeatures& cpu_features();
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

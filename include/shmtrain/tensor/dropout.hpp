@@ -9,7 +9,7 @@
 
 #include "shmtrain/tensor/bf16.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 struct DropoutKey {
   std::uint64_t value = 0;
@@ -49,4 +49,4 @@ void dropout_backward(bf16* dinp, const float* dout, std::int64_t n, float p, co
 void dropout_backward(float* dinp, const float* dout, std::int64_t n, float p, DropoutKey key,
                       std::uint64_t offset = 0);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

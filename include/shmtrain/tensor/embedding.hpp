@@ -2,7 +2,7 @@
 // BERT's input embeddings: word + position + token type, summed (before the LayerNorm).
 #include <cstdint>
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 // out (B*T, H) = wte[ids] + wpe[t] + wtt[token_type_ids], positions 0..T-1.
 // REQUIRES: ids and token types already checked against the table sizes.
@@ -17,4 +17,4 @@ void embedding_backward(float* dwte, float* dwpe, float* dwtt, const float* dout
                         const std::int32_t* token_type_ids, std::int64_t batch, std::int64_t seq,
                         std::int64_t hidden, std::int64_t pad_id);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -5,7 +5,7 @@
 
 #include "shmtrain/tensor/bf16.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 void gelu_forward(float* out, const float* inp, std::int64_t n);
 // The same, rounded to bf16: the input of the next bf16 GEMM (--bf16).
@@ -16,4 +16,4 @@ void gelu_backward(float* dinp, const float* dout, const float* inp, std::int64_
 // The same, rounded to bf16 (--bf16: it feeds the bf16 GEMMs of the linear's backward).
 void gelu_backward(bf16* dinp, const float* dout, const float* inp, std::int64_t n);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

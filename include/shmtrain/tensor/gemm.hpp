@@ -5,7 +5,7 @@
 // thread count, so results are bit-identical whatever the number of threads.
 #include <cstdint>
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 enum class Trans { kNo, kYes };
 
@@ -32,4 +32,4 @@ void gemm_serial_on(GemmBackend backend, Trans trans_a, Trans trans_b, std::int6
                     std::int64_t k, float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
                     float beta, float* c, std::int64_t ldc);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -10,7 +10,7 @@
 #include "shmtrain/tensor/bf16.hpp"
 #include "shmtrain/tensor/gemm.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 // True when the CPU runs bf16 products natively (AVX512-BF16 or AMX).
 bool bf16_gemm_available();
@@ -37,4 +37,4 @@ void gemm_bf16_serial(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t
 void gemm_bf16_serial(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                       const bf16* a, std::int64_t lda, const bf16* b, std::int64_t ldb, bf16* c, std::int64_t ldc);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

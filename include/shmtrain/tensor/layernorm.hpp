@@ -3,7 +3,7 @@
 // inside the square root).
 #include <cstdint>
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 // out (N, C) = (inp - mean) * rstd * weight + bias; caches mean (N) and rstd (N) for backward.
 void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
@@ -14,4 +14,4 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
                         const float* weight, const float* mean, const float* rstd, std::int64_t n,
                         std::int64_t channels);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

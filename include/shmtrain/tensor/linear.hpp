@@ -4,7 +4,7 @@
 
 #include "shmtrain/tensor/bf16.hpp"
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 // out (N, OC) = inp (N, IC) . weight^T + bias (OC). bias may be null.
 void linear_forward(float* out, const float* inp, const float* weight, const float* bias, std::int64_t n,
@@ -29,4 +29,4 @@ void linear_backward(float* dinp, float* dweight, float* dbias, const bf16* dout
 void linear_backward(bf16* dinp, float* dweight, float* dbias, const bf16* dout, const bf16* inp, const bf16* weight,
                      std::int64_t n, std::int64_t in_channels, std::int64_t out_channels);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -3,7 +3,7 @@
 // and mse_loss (regression, num_labels == 1), both the mean over the batch.
 #include <cstdint>
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 // logits (B, L), labels (B) in [0, L): returns mean_b -log softmax(logits_b)[label_b];
 // probs (B, L) caches the softmax for backward.
@@ -20,4 +20,4 @@ float mse_forward(const float* pred, const float* target, std::int64_t batch);
 // dpred (B) = 2 (pred - target) * dloss / B.
 void mse_backward(float* dpred, const float* pred, const float* target, std::int64_t batch, float dloss);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -12,7 +12,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 // Calls body(begin, end) over [0, n) in blocks of at most `grain` items. TBB halves the range
 // until a block fits, so the blocks depend on n and grain alone; they need not start on a
@@ -54,4 +54,4 @@ void reduce_rows(float* out, std::int64_t rows, std::int64_t width, const Body& 
 void accumulate_column_sums(float* out, const float* x, std::int64_t rows, std::int64_t cols);
 void accumulate_column_sums(float* out, const bf16* x, std::int64_t rows, std::int64_t cols);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

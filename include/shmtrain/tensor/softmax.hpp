@@ -5,7 +5,7 @@
 // parallel loop over (batch, head).
 #include <cstdint>
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 // probs (R, T) = softmax(scores + mask_add) over each row; mask_add (T) may be null;
 // probs may alias scores.
@@ -16,4 +16,4 @@ void softmax_forward(float* probs, const float* scores, const float* mask_add, s
 void softmax_backward(float* dscores, const float* dprobs, const float* probs, std::int64_t rows,
                       std::int64_t cols);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

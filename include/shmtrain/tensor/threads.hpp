@@ -3,7 +3,7 @@
 // under the limit set here; OpenBLAS is held at one thread and the GEMM wrapper splits work
 // across TBB tasks, so a BLAS call never fans out threads inside a TBB region and a worker
 // never runs more compute threads than the cores it was given.
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 // Sets the compute thread count (>= 1) for this process. Call once per worker, after binding.
 void set_compute_threads(int threads);
@@ -19,4 +19,4 @@ void stop_compute_threads();
 // CPUs in this process's affinity mask (taskset, cgroups, the launcher's binding).
 int allowed_cpu_count();
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -3,7 +3,7 @@
 // which add token types too, are embedding.hpp.
 #include <cstdint>
 
-namespace shmtrain {
+namespace shmtrain::tensor {
 
 // out (B*T, H) = wte[ids] + wpe[t], positions 0..T-1.
 // REQUIRES: ids already checked against the table size.
@@ -17,4 +17,4 @@ void word_position_embedding_backward(float* dwte, float* dwpe, const float* dou
                                       std::int64_t batch, std::int64_t seq, std::int64_t hidden,
                                       std::int64_t pad_id);
 
-}  // namespace shmtrain
+}  // namespace shmtrain::tensor

@@ -17,10 +17,10 @@
 namespace shmtrain::train {
 
 struct CheckpointView {
-  const BertConfig& config;
-  const ParamTable& table;
+  const model::BertConfig& config;
+  const model::ParamTable& table;
   std::span<const float> params;
-  const AdamWState& optimizer;
+  const optim::AdamWState& optimizer;
   const TrainerState& state;
   const text::TokenizerSpec& tokenizer;
   const std::string& options_toml;
@@ -32,7 +32,8 @@ std::filesystem::path save_checkpoint(const std::filesystem::path& output_dir, c
 // Reads a checkpoint into params (table.count() floats) and `optimizer` (filled whole);
 // returns its trainer state. Throws
 // InputError naming the file when a part is missing or does not fit the model.
-TrainerState load_checkpoint(const std::filesystem::path& folder, const BertConfig& config, const ParamTable& table,
-                             std::span<float> params, AdamWState& optimizer);
+TrainerState load_checkpoint(const std::filesystem::path& folder, const model::BertConfig& config,
+                             const model::ParamTable& table, std::span<float> params,
+                             optim::AdamWState& optimizer);
 
 }  // namespace shmtrain::train

@@ -26,7 +26,7 @@ struct EvalResult {
 
 // REQUIRES: task.validation() loaded; the model has the head of task.target().
 // prediction_dir: where the task writes its prediction files (empty: none, on ranks other than 0).
-EvalResult evaluate(EncoderModel& model, const task::Task& task, const EvalSettings& settings,
+EvalResult evaluate(model::EncoderModel& model, const task::Task& task, const EvalSettings& settings,
                     comm::Communicator& comm, const std::filesystem::path& prediction_dir);
 
 }  // namespace shmtrain::train

@@ -8,6 +8,6 @@
 
 namespace shmtrain::train {
 
-std::vector<ParamSlot> optimizer_slots(const ParamTable& table);
+std::vector<optim::ParamSlot> optimizer_slots(const model::ParamTable& table);
 
 }  // namespace shmtrain::train

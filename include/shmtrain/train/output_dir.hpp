@@ -33,8 +33,8 @@ void rotate_checkpoints(const std::filesystem::path& output_dir, std::int64_t li
 
 // Writes model.safetensors, config.json, the tokenizer files and shmtrain_config.toml (the
 // resolved options) into `folder`, each atomically.
-void write_model_folder(const std::filesystem::path& folder, const BertConfig& config, const ParamTable& table,
-                        std::span<const float> params, const text::TokenizerSpec& tokenizer,
-                        const std::string& options_toml);
+void write_model_folder(const std::filesystem::path& folder, const model::BertConfig& config,
+                        const model::ParamTable& table, std::span<const float> params,
+                        const text::TokenizerSpec& tokenizer, const std::string& options_toml);
 
 }  // namespace shmtrain::train

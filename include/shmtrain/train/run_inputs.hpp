@@ -12,7 +12,7 @@
 namespace shmtrain::train {
 
 struct RunInputs {
-  BertConfig config;
+  model::BertConfig config;
   std::filesystem::path weights;  // model.safetensors to load; empty: random initialisation
   std::filesystem::path config_source;
   text::BertTokenizer tokenizer;

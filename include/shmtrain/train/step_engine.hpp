@@ -31,7 +31,7 @@
 namespace shmtrain::train {
 
 struct EngineOptions {
-  AdamWOptions adamw;
+  optim::AdamWOptions adamw;
   bool shard_optimizer = false;
   // Replicated with several workers: all-reduce the gradients in buckets on an exchange thread
   // while backward still runs (comm/overlapped_allreduce.hpp); false: one all-reduce after it.
@@ -65,7 +65,8 @@ class StepEngine {
  public:
   // Collective: every worker constructs it with the same table. The gradient arena comes from
   // comm.allocate() (the shared segment when the transport has one).
-  StepEngine(const BertConfig& config, const ParamTable& table, comm::Communicator& comm, EngineOptions options);
+  StepEngine(const model::BertConfig& config, const model::ParamTable& table, comm::Communicator& comm,
+             EngineOptions options);
   StepEngine(const StepEngine&) = delete;
   StepEngine& operator=(const StepEngine&) = delete;
 
@@ -74,7 +75,8 @@ class StepEngine {
   static void check_options(const EngineOptions& options);
   // The bytes `workers` engines allocate from their communicator (the launcher's shared arena
   // must hold them): the gradient arena and, with bf16_grads, its bf16 copy, plus alignment.
-  static std::size_t shared_arena_bytes(const ParamTable& table, int workers, const EngineOptions& options);
+  static std::size_t shared_arena_bytes(const model::ParamTable& table, int workers,
+                                        const EngineOptions& options);
 
   // table.count() floats: initialise or load here, then call sync_parameters().
   std::span<float> params() { return std::span(params_).first(count_); }
@@ -82,37 +84,37 @@ class StepEngine {
   // with bf16, refreshes their bf16 copy).
   void sync_parameters();
 
-  EncoderModel& model() { return *model_; }
+  model::EncoderModel& model() { return *model_; }
 
   // Collective. REQUIRES: at least one micro-batch, each validated against the config, and one
   // context per micro-batch. Backward scales each micro-batch's loss by 1 / their number.
-  StepResult step(std::span<const data::Batch> micro_batches, std::span<const StepContext> contexts, float lr,
-                  double max_grad_norm);
+  StepResult step(std::span<const data::Batch> micro_batches, std::span<const model::StepContext> contexts,
+                  float lr, double max_grad_norm);
 
   // Collective when sharded (the slices are gathered): the state on every worker.
-  AdamWState optimizer_state();
+  optim::AdamWState optimizer_state();
   // Every worker passes the whole state; each keeps its part.
-  void set_optimizer_state(const AdamWState& state);
+  void set_optimizer_state(const optim::AdamWState& state);
 
  private:
   double update_replicated(float lr, double max_grad_norm, StepTimes& times);
   double update_sharded(float lr, double max_grad_norm, StepTimes& times);
   void refresh_bf16_weights();
 
-  const ParamTable& table_;
+  const model::ParamTable& table_;
   comm::Communicator& comm_;
   EngineOptions options_;
   std::size_t count_;
   std::size_t padded_;
   std::size_t slice_;  // padded_ / workers
   std::vector<float> params_;  // padded_ floats
-  std::vector<bf16> params16_;  // bf16: count_ values, the GEMMs' copy of params_
+  std::vector<tensor::bf16> params16_;  // bf16: count_ values, the GEMMs' copy of params_
   std::span<float> grads_;     // padded_ floats, from comm.allocate()
-  std::span<bf16> grads_wire_;  // bf16_grads: padded_ values, from comm.allocate()
+  std::span<tensor::bf16> grads_wire_;  // bf16_grads: padded_ values, from comm.allocate()
   std::vector<float> grad_slice_;  // sharded: this worker's averaged slice
-  HeapArenaAllocator state_allocator_;
-  std::optional<AdamW> optimizer_;
-  std::optional<EncoderModel> model_;
+  tensor::HeapArenaAllocator state_allocator_;
+  std::optional<optim::AdamW> optimizer_;
+  std::optional<model::EncoderModel> model_;
   std::optional<comm::OverlappedAllreduce> overlapped_;  // engaged when the exchange overlaps backward
   std::vector<float> loss_buffer_;
 };

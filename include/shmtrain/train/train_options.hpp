@@ -57,7 +57,7 @@ struct TrainOptions {
   std::int64_t per_device_eval_batch_size = 8;
   std::int64_t gradient_accumulation_steps = 1;
   double learning_rate = 5e-5;
-  LrSchedule lr_scheduler_type = LrSchedule::kLinear;
+  optim::LrSchedule lr_scheduler_type = optim::LrSchedule::kLinear;
   double warmup_ratio = 0.0;
   std::int64_t warmup_steps = 0;
   double weight_decay = 0.0;

@@ -18,20 +18,20 @@
 
 namespace shmtrain::comm {
 
-void allreduce_bf16_hierarchical(HostGroups groups, std::span<bf16> data, ReduceOp op) {
+void allreduce_bf16_hierarchical(HostGroups groups, std::span<tensor::bf16> data, ReduceOp op) {
   if (groups.cross.size() == 1) {
     groups.local.allreduce_bf16(data, op);
     return;
   }
   const ReduceOp partial = op == ReduceOp::avg ? ReduceOp::sum : op;
   const bool moved = allreduce_bf16_reduce_scatter(
-      groups.local.transport(), data, op, [&](std::span<bf16> block) { groups.cross.allreduce_bf16(block, partial); },
-      groups.size());
+      groups.local.transport(), data, op,
+      [&](std::span<tensor::bf16> block) { groups.cross.allreduce_bf16(block, partial); }, groups.size());
   if (moved) return;
   std::vector<float> values(data.size());
-  convert_to_float(values.data(), data.data(), static_cast<std::int64_t>(data.size()));
+  tensor::convert_to_float(values.data(), data.data(), static_cast<std::int64_t>(data.size()));
   allreduce_hierarchical(groups, values, op);
-  convert_to_bf16(data.data(), values.data(), static_cast<std::int64_t>(data.size()));
+  tensor::convert_to_bf16(data.data(), values.data(), static_cast<std::int64_t>(data.size()));
 }
 
 }  // namespace shmtrain::comm

@@ -23,13 +23,14 @@ namespace shmtrain::comm {
 namespace {
 
 MPI_Datatype mpi_type(const float*) { return MPI_FLOAT; }
-MPI_Datatype mpi_type(const bf16*) { return MPI_UINT16_T; }
+MPI_Datatype mpi_type(const tensor::bf16*) { return MPI_UINT16_T; }
 
 void reduce_block(float* destination, const float* const* sources, int count, std::size_t n, ReduceOp op,
                   int threads) {
   reduce_into(&destination, 1, sources, count, n, op, threads);
 }
-void reduce_block(bf16* destination, const bf16* const* sources, int count, std::size_t n, ReduceOp op, int) {
+void reduce_block(tensor::bf16* destination, const tensor::bf16* const* sources, int count, std::size_t n,
+                  ReduceOp op, int) {
   reduce_bf16_into(&destination, 1, sources, count, n, op, static_cast<float>(count));
 }
 
@@ -81,8 +82,8 @@ void mpi_allreduce_alltoall(MpiTransport& transport, std::span<float> data, Redu
   allreduce_alltoall(transport, data, op, scratch);
 }
 
-void mpi_allreduce_bf16_alltoall(MpiTransport& transport, std::span<bf16> data, ReduceOp op,
-                                 std::vector<bf16>& scratch) {
+void mpi_allreduce_bf16_alltoall(MpiTransport& transport, std::span<tensor::bf16> data, ReduceOp op,
+                                 std::vector<tensor::bf16>& scratch) {
   allreduce_alltoall(transport, data, op, scratch);
 }
 

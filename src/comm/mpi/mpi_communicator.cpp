@@ -17,7 +17,7 @@ void MpiCommunicator::allreduce(std::span<float> data, ReduceOp op) {
   mpi_allreduce_alltoall(transport_, data, op, scratch_);
 }
 
-void MpiCommunicator::allreduce_bf16(std::span<bf16> data, ReduceOp op) {
+void MpiCommunicator::allreduce_bf16(std::span<tensor::bf16> data, ReduceOp op) {
   if (size() == 1) {
     LocalCommunicator().allreduce_bf16(data, op);
     return;

@@ -25,11 +25,11 @@
 namespace shmtrain::comm {
 namespace {
 
-constexpr std::size_t kLineValues = kCacheLine / sizeof(bf16);
+constexpr std::size_t kLineValues = kCacheLine / sizeof(tensor::bf16);
 
 }  // namespace
 
-bool allreduce_bf16_reduce_scatter(ShmTransport& transport, std::span<bf16> data, ReduceOp op,
+bool allreduce_bf16_reduce_scatter(ShmTransport& transport, std::span<tensor::bf16> data, ReduceOp op,
                                    const Bf16BlockStage& stage, int avg_divisor) {
   const auto P = static_cast<std::size_t>(transport.size());
   const auto r = static_cast<std::size_t>(transport.rank());
@@ -41,18 +41,18 @@ bool allreduce_bf16_reduce_scatter(ShmTransport& transport, std::span<bf16> data
                     .value_or(kNoBuffer)
               : kNoBuffer;
   transport.step(tag, own_offset);
-  std::vector<bf16*> buffers(P);
+  std::vector<tensor::bf16*> buffers(P);
   for (std::size_t q = 0; q < P; ++q) {
     const std::uint64_t offset = transport.peer_buffer_offset(static_cast<int>(q));
     if (offset == kNoBuffer) return false;
-    buffers[q] = reinterpret_cast<bf16*>(transport.at_offset(offset));
+    buffers[q] = reinterpret_cast<tensor::bf16*>(transport.at_offset(offset));
   }
   const std::size_t width = ((data.size() + P - 1) / P + kLineValues - 1) / kLineValues * kLineValues;
   const std::size_t begin = std::min(data.size(), r * width);
   const std::size_t end = std::min(data.size(), begin + width);
   const auto divisor = static_cast<float>(avg_divisor > 0 ? avg_divisor : static_cast<int>(P));
-  std::vector<const bf16*> sources(P);
-  std::vector<bf16*> destinations(P);
+  std::vector<const tensor::bf16*> sources(P);
+  std::vector<tensor::bf16*> destinations(P);
   for (std::size_t q = 0; q < P; ++q) {
     sources[q] = buffers[q] + begin;
     destinations[q] = buffers[q] + begin;

@@ -19,7 +19,7 @@ void ShmCommunicator::allreduce(std::span<float> data, ReduceOp op) {
   }
 }
 
-void ShmCommunicator::allreduce_bf16(std::span<bf16> data, ReduceOp op) {
+void ShmCommunicator::allreduce_bf16(std::span<tensor::bf16> data, ReduceOp op) {
   if (!allreduce_bf16_reduce_scatter(transport_, data, op)) Communicator::allreduce_bf16(data, op);
 }
 

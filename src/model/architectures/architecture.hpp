@@ -13,7 +13,7 @@
 
 #include "shmtrain/model/bert_config.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 class ConfigObject;  // config/config_object.hpp
 // config.json's top-level keys as the writer collects them (sorted, as transformers writes).
@@ -84,4 +84,4 @@ const Architecture& architecture_of(const BertConfig& config);
 // The families shmtrain trains, for messages: BERT ("bert") and DistilBERT ("distilbert").
 std::string supported_model_types();
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

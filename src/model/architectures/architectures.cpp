@@ -6,7 +6,7 @@
 
 #include "shmtrain/common/error.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 const Architecture& bert_architecture();        // bert.cpp
 const Architecture& distilbert_architecture();  // distilbert.cpp
@@ -42,4 +42,4 @@ std::string supported_model_types() {
   return text;
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

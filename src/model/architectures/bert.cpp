@@ -5,7 +5,7 @@
 #include "../config/config_object.hpp"
 #include "shmtrain/common/error.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 namespace {
 
 void read_bert_config(const ConfigObject& config, BertConfig& out) {
@@ -69,4 +69,4 @@ const Architecture& bert_architecture() {
   return bert;
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -7,7 +7,7 @@
 #include "../config/config_object.hpp"
 #include "shmtrain/common/error.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 namespace {
 
 // DistilBertConfig's defaults (distilbert-base: 6 layers). LayerNorm eps is fixed at 1e-12 in
@@ -72,4 +72,4 @@ const Architecture& distilbert_architecture() {
   return distilbert;
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 std::string describe_json(const ConfigJson& value) {
   if (value.is_null()) return "null";
@@ -54,4 +54,4 @@ void ConfigObject::read(const char* key, bool& out) const {
   out = value->get<bool>();
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -10,7 +10,7 @@
 
 #include "shmtrain/common/error.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 using ConfigJson = nlohmann::json;
 
@@ -43,4 +43,4 @@ class ConfigObject {
   const std::string& source_;
 };
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -9,7 +9,7 @@
 #include "shmtrain/io/json_error.hpp"
 #include "shmtrain/io/mapped_file.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 namespace {
 
@@ -193,4 +193,4 @@ BertConfig read_hf_config(const std::filesystem::path& path) {
                          path.string());
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

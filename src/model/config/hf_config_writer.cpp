@@ -9,7 +9,7 @@
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/atomic_file.hpp"
 
-namespace shmtrain {
+namespace shmtrain::model {
 
 std::string hf_config_to_json(const BertConfig& config, std::string_view transformers_version) {
   using Json = nlohmann::ordered_json;
@@ -59,4 +59,4 @@ void write_hf_config(const std::filesystem::path& path, const BertConfig& config
   io::write_file_atomically(path, hf_config_to_json(config, transformers_version));
 }
 
-}  // namespace shmtrain
+}  // namespace shmtrain::model

@@ -22,14 +22,15 @@ class AllreduceBf16Test : public ::testing::TestWithParam<Bf16Case> {};
 float expected_value(int world, std::size_t i, comm::ReduceOp op) {
   float sum = 0;
   for (int q = 0; q < world; ++q) sum += value_of(q, i);
-  return to_float(to_bf16(op == comm::ReduceOp::avg ? sum / static_cast<float>(world) : sum));
+  return tensor::to_float(tensor::to_bf16(op == comm::ReduceOp::avg ? sum / static_cast<float>(world) : sum));
 }
 
-void check(std::span<const bf16> data, int world, comm::ReduceOp op, const std::string& what) {
+void check(std::span<const tensor::bf16> data, int world, comm::ReduceOp op, const std::string& what) {
   for (std::size_t i = 0; i < data.size(); ++i) {
     const float expected = expected_value(world, i, op);
-    if (to_float(data[i]) != expected) {
-      throw Error(fmt::format("{}: element {} is {}, expected {}", what, i, to_float(data[i]), expected));
+    if (tensor::to_float(data[i]) != expected) {
+      throw Error(
+          fmt::format("{}: element {} is {}, expected {}", what, i, tensor::to_float(data[i]), expected));
     }
   }
 }
@@ -40,9 +41,10 @@ TEST_P(AllreduceBf16Test, SumsInFloatAndRoundsOnceInTheArenaAndOutOfIt) {
     for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{33}, std::size_t{300001}}) {
       for (comm::ReduceOp op : {comm::ReduceOp::sum, comm::ReduceOp::avg}) {
         const std::span<float> storage = comm.allocate((n + 1) / 2);
-        const std::span<bf16> shared(reinterpret_cast<bf16*>(storage.data()), n);
-        std::vector<bf16> private_copy(n);
-        for (std::size_t i = 0; i < n; ++i) shared[i] = private_copy[i] = to_bf16(value_of(comm.rank(), i));
+        const std::span<tensor::bf16> shared(reinterpret_cast<tensor::bf16*>(storage.data()), n);
+        std::vector<tensor::bf16> private_copy(n);
+        for (std::size_t i = 0; i < n; ++i)
+          shared[i] = private_copy[i] = tensor::to_bf16(value_of(comm.rank(), i));
         comm.allreduce_bf16(shared, op);
         check(shared, world, op, fmt::format("arena, n={}", n));
         comm.allreduce_bf16(private_copy, op);
@@ -61,7 +63,7 @@ TEST_P(AllreduceBf16Test, OverlappedBucketsCarryBf16) {
     const std::span<float> grads = comm.allocate(n + 1);
     const std::span<float> storage = comm.allocate((n + 1) / 2 + 1);
     comm::OverlappedAllreduce exchange(comm, grads.first(n), comm::ReduceOp::avg, 4096,
-                                       std::span(reinterpret_cast<bf16*>(storage.data()), n));
+                                       std::span(reinterpret_cast<tensor::bf16*>(storage.data()), n));
     for (int round = 0; round < 2; ++round) {
       for (std::size_t i = 0; i < n; ++i) grads[i] = value_of(comm.rank(), i);
       exchange.start();

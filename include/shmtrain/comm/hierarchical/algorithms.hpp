@@ -27,7 +27,7 @@ struct HostGroups {
 
 void allreduce_hierarchical(HostGroups groups, std::span<float> data, ReduceOp op);
 // bf16 inside each host and between hosts (allreduce_bf16_hierarchical.cpp says how it rounds).
-void allreduce_bf16_hierarchical(HostGroups groups, std::span<bf16> data, ReduceOp op);
+void allreduce_bf16_hierarchical(HostGroups groups, std::span<tensor::bf16> data, ReduceOp op);
 void broadcast_hierarchical(HostGroups groups, std::span<float> data, int root);
 // `staging` is scratch the caller keeps between calls (H * n floats are used).
 void allgather_hierarchical(HostGroups groups, std::span<const float> input, std::span<float> output,

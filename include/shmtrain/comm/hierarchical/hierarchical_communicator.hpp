@@ -28,7 +28,9 @@ class HierarchicalCommunicator final : public Communicator {
   int rank() const override { return groups_.rank(); }
   int size() const override { return groups_.size(); }
   void allreduce(std::span<float> data, ReduceOp op) override { allreduce_hierarchical(groups_, data, op); }
-  void allreduce_bf16(std::span<bf16> data, ReduceOp op) override { allreduce_bf16_hierarchical(groups_, data, op); }
+  void allreduce_bf16(std::span<tensor::bf16> data, ReduceOp op) override {
+    allreduce_bf16_hierarchical(groups_, data, op);
+  }
   void broadcast(std::span<float> data, int root) override { broadcast_hierarchical(groups_, data, root); }
   // The host's ranks meet, local rank 0 of every host meets, and the host's ranks meet again.
   void barrier() override;

@@ -16,8 +16,8 @@ namespace shmtrain::comm {
 void mpi_allreduce_alltoall(MpiTransport& transport, std::span<float> data, ReduceOp op,
                             std::vector<float>& scratch);
 // The same over bf16 values: half the bytes; sums in float in rank order, rounded once.
-void mpi_allreduce_bf16_alltoall(MpiTransport& transport, std::span<bf16> data, ReduceOp op,
-                                 std::vector<bf16>& scratch);
+void mpi_allreduce_bf16_alltoall(MpiTransport& transport, std::span<tensor::bf16> data, ReduceOp op,
+                                 std::vector<tensor::bf16>& scratch);
 void mpi_reduce_scatter_alltoall(MpiTransport& transport, std::span<const float> input,
                                  std::span<float> output, ReduceOp op, std::vector<float>& scratch);
 

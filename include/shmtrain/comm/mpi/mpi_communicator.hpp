@@ -23,7 +23,7 @@ class MpiCommunicator final : public Communicator {
   int size() const override { return transport_.size(); }
   void allreduce(std::span<float> data, ReduceOp op) override;
   // bf16 on the wire: half the bytes of allreduce().
-  void allreduce_bf16(std::span<bf16> data, ReduceOp op) override;
+  void allreduce_bf16(std::span<tensor::bf16> data, ReduceOp op) override;
   void broadcast(std::span<float> data, int root) override;
   void barrier() override;
   void allgather(std::span<const float> input, std::span<float> output) override;
@@ -35,7 +35,7 @@ class MpiCommunicator final : public Communicator {
  private:
   MpiTransport transport_;
   std::vector<float> scratch_;
-  std::vector<bf16> scratch16_;
+  std::vector<tensor::bf16> scratch16_;
   std::deque<std::vector<float>> buffers_;
 };
 

@@ -31,8 +31,8 @@ void allreduce_reduce_scatter(ShmTransport& transport, std::span<float> data, Re
 // block (rounded to bf16) goes through the stage before every rank's buffer receives it;
 // avg_divisor > 0 replaces the group's size as avg's divisor (the hierarchical all-reduce
 // divides by the whole world's size before its block leaves the host).
-using Bf16BlockStage = std::function<void(std::span<bf16> block)>;
-bool allreduce_bf16_reduce_scatter(ShmTransport& transport, std::span<bf16> data, ReduceOp op,
+using Bf16BlockStage = std::function<void(std::span<tensor::bf16> block)>;
+bool allreduce_bf16_reduce_scatter(ShmTransport& transport, std::span<tensor::bf16> data, ReduceOp op,
                                    const Bf16BlockStage& stage = {}, int avg_divisor = 0);
 void broadcast_staged(ShmTransport& transport, std::span<float> data, int root);
 void allgather_staged(ShmTransport& transport, std::span<const float> input, std::span<float> output);

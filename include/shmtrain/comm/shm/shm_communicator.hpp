@@ -26,7 +26,7 @@ class ShmCommunicator final : public Communicator {
   int rank() const override { return transport_.rank(); }
   int size() const override { return transport_.size(); }
   void allreduce(std::span<float> data, ReduceOp op) override;
-  void allreduce_bf16(std::span<bf16> data, ReduceOp op) override;
+  void allreduce_bf16(std::span<tensor::bf16> data, ReduceOp op) override;
   void broadcast(std::span<float> data, int root) override;
   void barrier() override;
   void allgather(std::span<const float> input, std::span<float> output) override;
