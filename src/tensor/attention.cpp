@@ -54,7 +54,7 @@ void check_mask(const AttentionDropout& dropout, const std::uint16_t* mask) {
     throw Error("attention: dropout is on, but no mask storage was given");
 }
 
-// Draws the dropout mask of matrix bh into its place in dropout.mask; null when dropout is off.
+// Draws the dropout mask of matrix bh into its place in masks; null when dropout is off.
 const std::uint16_t* draw_matrix_mask(const AttentionShape& s, std::int64_t bh,
                                       const AttentionDropout& dropout, std::uint16_t* masks) {
   if (dropout.p == 0.0f) return nullptr;
