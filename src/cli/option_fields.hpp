@@ -13,6 +13,7 @@
 
 #include "shmtrain/cli/train_option_table.hpp"
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/data/collate.hpp"
 
 namespace shmtrain::cli::option_fields {
 
@@ -90,6 +91,17 @@ struct Field<optim::LrSchedule> {
     }
   }
   static std::string show(optim::LrSchedule value) { return toml_string(to_string(value)); }
+};
+
+template <>
+struct Field<data::Padding> {
+  static constexpr OptionType kType = OptionType::kString;
+  static data::Padding from(const OptionValue& value, std::string_view where, std::string_view name) {
+    const std::string* s = std::get_if<std::string>(&value);
+    if (s == nullptr) fail_input("{}: {} must be a string", where, name);
+    return data::parse_padding(*s, fmt::format("{}: {}", where, name));
+  }
+  static std::string show(data::Padding value) { return toml_string(data::padding_name(value)); }
 };
 
 template <>

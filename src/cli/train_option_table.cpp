@@ -32,21 +32,29 @@ std::vector<OptionSpec> make_table() {
       option("attention_probs_dropout_prob", &TrainOptions::attention_probs_dropout_prob, model,
              "override config.json's attention_probs_dropout_prob", probability),
 
-      option("task_name", &TrainOptions::task_name, data,
-             "GLUE task read from --data_dir: mrpc, sst2, qqp, qnli, rte, cola, stsb, mnli; or squad (question "
-             "answering, SQuAD v1.1 JSON files)"),
+      option(
+          "task_name", &TrainOptions::task_name, data,
+          "GLUE task read from --data_dir: mrpc, sst2, qqp, qnli, rte, cola, stsb, mnli; or squad (question "
+          "answering, SQuAD v1.1 JSON files)"),
       option("data_dir", &TrainOptions::data_dir, data,
              "folder with the GLUE task's train.tsv and dev.tsv (squad: train-v1.1.json and dev-v1.1.json)"),
-      option("train_file", &TrainOptions::train_file, data,
-             "custom training data: .csv, .tsv, .json/.jsonl (text) or pre-tokenized .jsonl (input_ids); with "
-             "--task_name squad a SQuAD JSON file"),
+      option(
+          "train_file", &TrainOptions::train_file, data,
+          "custom training data: .csv, .tsv, .json/.jsonl (text) or pre-tokenized .jsonl (input_ids); with "
+          "--task_name squad a SQuAD JSON file"),
       option("validation_file", &TrainOptions::validation_file, data, "evaluation data, same forms"),
-      option("max_seq_length", &TrainOptions::max_seq_length, data,
-             "longest sequence after tokenization; longer pairs are truncated longest-first, squad contexts cut "
-             "into windows (default 128; 384 for squad)",
-             at_least(3)),
+      option(
+          "max_seq_length", &TrainOptions::max_seq_length, data,
+          "longest sequence after tokenization; longer pairs are truncated longest-first, squad contexts cut "
+          "into windows (default 128; 384 for squad)",
+          at_least(3)),
+      option(
+          "padding", &TrainOptions::padding, data,
+          "batch layout: none (default: rows packed end to end, no token is padding), longest (pad to the "
+          "batch's longest row) or max_length (pad to max_seq_length); the same results, none the fastest"),
       option("pad_to_max_length", &TrainOptions::pad_to_max_length, data,
-             "pad every batch to max_seq_length (run_glue's default); false pads to the batch's longest"),
+             "run_glue's flag, when given: true pads to max_seq_length, false to the batch's longest (as "
+             "--padding max_length / longest)"),
       option("max_train_samples", &TrainOptions::max_train_samples, data, "use the first N training examples",
              at_least_one),
       option("max_eval_samples", &TrainOptions::max_eval_samples, data, "use the first N evaluation examples",
@@ -70,8 +78,10 @@ std::vector<OptionSpec> make_table() {
       option("dry_run", &TrainOptions::dry_run, run,
              "print the resolved configuration, data sizes and step counts, then stop"),
 
-      option("num_train_epochs", &TrainOptions::num_train_epochs, optim, "epochs (may be fractional)", positive),
-      option("max_steps", &TrainOptions::max_steps, optim, "optimizer steps; overrides num_train_epochs when > 0"),
+      option("num_train_epochs", &TrainOptions::num_train_epochs, optim, "epochs (may be fractional)",
+             positive),
+      option("max_steps", &TrainOptions::max_steps, optim,
+             "optimizer steps; overrides num_train_epochs when > 0"),
       option("per_device_train_batch_size", &TrainOptions::per_device_train_batch_size, optim,
              "examples per worker per micro-batch", at_least_one),
       option("per_device_eval_batch_size", &TrainOptions::per_device_eval_batch_size, optim,
@@ -83,16 +93,17 @@ std::vector<OptionSpec> make_table() {
              "linear, constant, constant_with_warmup or cosine"),
       option("warmup_ratio", &TrainOptions::warmup_ratio, optim, "fraction of the steps spent warming up",
              probability),
-      option("warmup_steps", &TrainOptions::warmup_steps, optim, "warm-up steps; overrides warmup_ratio when > 0",
-             non_negative),
+      option("warmup_steps", &TrainOptions::warmup_steps, optim,
+             "warm-up steps; overrides warmup_ratio when > 0", non_negative),
       option("weight_decay", &TrainOptions::weight_decay, optim,
              "AdamW weight decay (not applied to biases and LayerNorm weights)", non_negative),
       option("adam_beta1", &TrainOptions::adam_beta1, optim, "AdamW beta1", probability),
       option("adam_beta2", &TrainOptions::adam_beta2, optim, "AdamW beta2", probability),
       option("adam_epsilon", &TrainOptions::adam_epsilon, optim, "AdamW epsilon", positive),
-      option("max_grad_norm", &TrainOptions::max_grad_norm, optim, "clip the global gradient norm; 0 disables",
+      option("max_grad_norm", &TrainOptions::max_grad_norm, optim,
+             "clip the global gradient norm; 0 disables", non_negative),
+      option("seed", &TrainOptions::seed, optim, "seed of initialisation, shuffling and dropout",
              non_negative),
-      option("seed", &TrainOptions::seed, optim, "seed of initialisation, shuffling and dropout", non_negative),
       option("shuffle", &TrainOptions::shuffle, optim, "shuffle the training data each epoch"),
 
       option("logging_steps", &TrainOptions::logging_steps, log,
@@ -110,10 +121,11 @@ std::vector<OptionSpec> make_table() {
       option("shard_optimizer", &TrainOptions::shard_optimizer, compute,
              "reduce-scatter the gradients; each worker updates and keeps AdamW state for its 1/P of the "
              "parameters, then the parameters are all-gathered"),
-      option("bf16", &TrainOptions::bf16, compute,
-             "bf16 mixed precision (torch.autocast): the encoder's GEMMs in bf16, accumulation, normalisations, "
-             "loss, master weights and AdamW in fp32. true needs AVX512-BF16 or AMX; auto: bf16 where the CPU "
-             "has it, else fp32"),
+      option(
+          "bf16", &TrainOptions::bf16, compute,
+          "bf16 mixed precision (torch.autocast): the encoder's GEMMs in bf16, accumulation, normalisations, "
+          "loss, master weights and AdamW in fp32. true needs AVX512-BF16 or AMX; auto: bf16 where the CPU "
+          "has it, else fp32"),
       option("ddp_bf16_grads", &TrainOptions::ddp_bf16_grads, compute,
              "the workers exchange bf16 gradients (half the bytes), summed in fp32 and rounded once"),
   };

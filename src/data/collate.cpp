@@ -5,9 +5,11 @@
 #include "shmtrain/common/error.hpp"
 
 namespace shmtrain::data {
+namespace {
 
-Batch collate(const Dataset& dataset, std::span<const std::int64_t> indices, std::size_t max_seq_length,
-              bool pad_to_max_length, std::int32_t pad_id, Target target) {
+// The longest row of `indices`, after checking every row.
+std::size_t check_rows(const Dataset& dataset, std::span<const std::int64_t> indices,
+                       std::size_t max_seq_length) {
   const auto n_rows = static_cast<std::int64_t>(dataset.examples.size());
   std::size_t longest = 0;
   for (const std::int64_t index : indices) {
@@ -26,15 +28,68 @@ Batch collate(const Dataset& dataset, std::span<const std::int64_t> indices, std
     }
     longest = std::max(longest, example.input_ids.size());
   }
-  Batch batch;
-  batch.batch = static_cast<std::int64_t>(indices.size());
-  batch.seq = static_cast<std::int64_t>(pad_to_max_length ? max_seq_length : longest);
+  return longest;
+}
+
+void add_target(Batch& batch, const Example& example, Target target) {
+  switch (target) {
+    case Target::kClass:
+      batch.labels.push_back(example.label);
+      break;
+    case Target::kRegression:
+      batch.targets.push_back(example.target);
+      break;
+    case Target::kSpan:
+      batch.start_positions.push_back(example.start_position);
+      batch.end_positions.push_back(example.end_position);
+      break;
+  }
+}
+
+// A row's tokens up to its last unmasked one: pre-tokenized rows may come padded already
+// (attention_mask 0 at the end), and packing drops that padding.
+std::size_t real_length(const Example& example) {
+  std::size_t length = example.attention_mask.size();
+  while (length > 0 && example.attention_mask[length - 1] == 0) --length;
+  return length;
+}
+
+// Whether every row can be packed with the results padding gives: its masked tokens, if any,
+// all trail it. A masked token inside a row (left padding, a hole) keeps the batch padded.
+bool packable(const Dataset& dataset, std::span<const std::int64_t> indices) {
+  for (const std::int64_t index : indices) {
+    const Example& example = dataset.examples[static_cast<std::size_t>(index)];
+    const std::size_t length = real_length(example);
+    if (length == 0) return false;
+    for (std::size_t t = 0; t < length; ++t) {
+      if (example.attention_mask[t] == 0) return false;
+    }
+  }
+  return true;
+}
+
+void pack(Batch& batch, const Dataset& dataset, std::span<const std::int64_t> indices) {
+  batch.offsets.push_back(0);
+  std::size_t longest = 0;
+  for (const std::int64_t index : indices) {
+    const Example& example = dataset.examples[static_cast<std::size_t>(index)];
+    const auto length = static_cast<std::ptrdiff_t>(real_length(example));
+    batch.input_ids.insert(batch.input_ids.end(), example.input_ids.begin(),
+                           example.input_ids.begin() + length);
+    batch.token_type_ids.insert(batch.token_type_ids.end(), example.token_type_ids.begin(),
+                                example.token_type_ids.begin() + length);
+    batch.offsets.push_back(static_cast<std::int32_t>(batch.input_ids.size()));
+    longest = std::max(longest, static_cast<std::size_t>(length));
+  }
+  batch.seq = static_cast<std::int64_t>(longest);
+}
+
+void pad(Batch& batch, const Dataset& dataset, std::span<const std::int64_t> indices, std::int32_t pad_id) {
   const auto seq = static_cast<std::size_t>(batch.seq);
   const std::size_t cells = indices.size() * seq;
   batch.input_ids.assign(cells, pad_id);
   batch.token_type_ids.assign(cells, 0);
   batch.attention_mask.assign(cells, 0);
-
   for (std::size_t b = 0; b < indices.size(); ++b) {
     const Example& example = dataset.examples[static_cast<std::size_t>(indices[b])];
     std::copy(example.input_ids.begin(), example.input_ids.end(), batch.input_ids.begin() + b * seq);
@@ -42,19 +97,43 @@ Batch collate(const Dataset& dataset, std::span<const std::int64_t> indices, std
               batch.token_type_ids.begin() + b * seq);
     std::copy(example.attention_mask.begin(), example.attention_mask.end(),
               batch.attention_mask.begin() + b * seq);
-    switch (target) {
-      case Target::kClass:
-        batch.labels.push_back(example.label);
-        break;
-      case Target::kRegression:
-        batch.targets.push_back(example.target);
-        break;
-      case Target::kSpan:
-        batch.start_positions.push_back(example.start_position);
-        batch.end_positions.push_back(example.end_position);
-        break;
-    }
   }
+}
+
+}  // namespace
+
+const char* padding_name(Padding padding) {
+  switch (padding) {
+    case Padding::kNone:
+      return "none";
+    case Padding::kLongest:
+      return "longest";
+    case Padding::kMaxLength:
+      return "max_length";
+  }
+  return "none";
+}
+
+Padding parse_padding(const std::string& value, const std::string& key) {
+  for (const Padding p : {Padding::kNone, Padding::kLongest, Padding::kMaxLength}) {
+    if (value == padding_name(p)) return p;
+  }
+  fail_input("{}: '{}' is not a padding; use none (packed rows), longest or max_length", key, value);
+}
+
+Batch collate(const Dataset& dataset, std::span<const std::int64_t> indices, std::size_t max_seq_length,
+              Padding padding, std::int32_t pad_id, Target target) {
+  const std::size_t longest = check_rows(dataset, indices, max_seq_length);
+  Batch batch;
+  batch.batch = static_cast<std::int64_t>(indices.size());
+  batch.seq = static_cast<std::int64_t>(padding == Padding::kMaxLength ? max_seq_length : longest);
+  if (padding == Padding::kNone && !indices.empty() && packable(dataset, indices)) {
+    pack(batch, dataset, indices);
+  } else {
+    pad(batch, dataset, indices, pad_id);
+  }
+  for (const std::int64_t index : indices)
+    add_target(batch, dataset.examples[static_cast<std::size_t>(index)], target);
   return batch;
 }
 

@@ -85,7 +85,8 @@ LayerDims Backbone::dims() const {
           config_.hidden_size,
           config_.num_attention_heads,
           config_.intermediate_size,
-          static_cast<float>(config_.layer_norm_eps)};
+          static_cast<float>(config_.layer_norm_eps),
+          offsets_};
 }
 
 const float* Backbone::param(const std::string& suffix) const {
@@ -96,12 +97,15 @@ float* Backbone::grad(const std::string& suffix) const {
   return grads_.data() + table_.at(prefix_ + suffix).offset;
 }
 
-void Backbone::resize(std::int64_t batch, std::int64_t seq) {
-  batch_size_ = batch;
-  seq_ = seq;
-  const std::int64_t n = batch * seq;
+void Backbone::resize(const data::Batch& batch) {
+  batch_size_ = batch.batch;
+  seq_ = batch.seq;
+  tokens_ = batch.tokens();
+  offsets_ = batch.packed() ? batch.offsets.data() : nullptr;
+  const std::int64_t n = tokens_;
   const std::int64_t h = config_.hidden_size;
-  fit(mask_add_, n);
+  fit(mask_add_, batch.packed() ? 0 : n);
+  fit(positions_, n);
   for (auto* v : {&emb_sum_, &emb_out_, &dhidden_a_, &dhidden_b_}) fit(*v, n * h);
   for (auto* v : {&emb_mean_, &emb_rstd_}) fit(*v, n);
   for (LayerCache& c : layers_) c.resize(dims(), uses_bf16_);
@@ -111,26 +115,30 @@ void Backbone::resize(std::int64_t batch, std::int64_t seq) {
 const float* Backbone::forward(const data::Batch& batch, const StepContext& context) {
   batch_ = &batch;
   context_ = context;
-  resize(batch.batch, batch.seq);
-  const std::int64_t b_size = batch.batch;
-  const std::int64_t t = batch.seq;
-  const std::int64_t n = b_size * t;
+  resize(batch);
+  const std::int64_t n = tokens_;
   const std::int64_t h = config_.hidden_size;
 
   // HF get_extended_attention_mask: (1 - mask) * float32 lowest, added to the scores.
-  // (DistilBERT fills masked scores with the lowest value instead: the same softmax.)
-  for (std::int64_t i = 0; i < n; ++i) {
+  // (DistilBERT fills masked scores with the lowest value instead: the same softmax.) A packed
+  // batch has no padding to hide: its rows attend to themselves only.
+  for (std::size_t i = 0; i < mask_add_.size(); ++i) {
     mask_add_[i] = batch.attention_mask[i] != 0 ? 0.0f : std::numeric_limits<float>::lowest();
+  }
+  for (std::int64_t b = 0; b < batch.batch; ++b) {
+    const std::int64_t first = batch.row_begin(b);
+    for (std::int64_t t = 0; t < batch.row_length(b); ++t)
+      positions_[first + t] = static_cast<std::int32_t>(t);
   }
   if (config_.has_token_types()) {
     tensor::embedding_forward(emb_sum_.data(), batch.input_ids.data(), batch.token_type_ids.data(),
-                              param("embeddings.word_embeddings.weight"),
+                              positions_.data(), param("embeddings.word_embeddings.weight"),
                               param("embeddings.position_embeddings.weight"),
-                              param("embeddings.token_type_embeddings.weight"), b_size, t, h);
+                              param("embeddings.token_type_embeddings.weight"), n, h);
   } else {
-    tensor::word_position_embedding_forward(emb_sum_.data(), batch.input_ids.data(),
+    tensor::word_position_embedding_forward(emb_sum_.data(), batch.input_ids.data(), positions_.data(),
                                             param("embeddings.word_embeddings.weight"),
-                                            param("embeddings.position_embeddings.weight"), b_size, t, h);
+                                            param("embeddings.position_embeddings.weight"), n, h);
   }
   tensor::layernorm_forward(emb_out_.data(), emb_mean_.data(), emb_rstd_.data(), emb_sum_.data(),
                             param("embeddings.LayerNorm.weight"), param("embeddings.LayerNorm.bias"), n, h,
@@ -141,7 +149,8 @@ const float* Backbone::forward(const data::Batch& batch, const StepContext& cont
 
   const float* x = emb_out_.data();
   for (std::int64_t l = 0; l < config_.num_hidden_layers; ++l) {
-    encoder_layer_forward(layers_[l], x, mask_add_.data(), layer_weights_[l], dims(), layer_dropout(l));
+    encoder_layer_forward(layers_[l], x, offsets_ != nullptr ? nullptr : mask_add_.data(), layer_weights_[l],
+                          dims(), layer_dropout(l));
     x = layers_[l].ln2_out.data();
   }
   return x;
@@ -149,9 +158,7 @@ const float* Backbone::forward(const data::Batch& batch, const StepContext& cont
 
 void Backbone::backward(const GradientsFinal& done) {
   const data::Batch& batch = *batch_;
-  const std::int64_t b_size = batch_size_;
-  const std::int64_t t = seq_;
-  const std::int64_t n = b_size * t;
+  const std::int64_t n = tokens_;
   const std::int64_t h = config_.hidden_size;
   auto done_from = [&](std::int64_t offset) {
     if (done) done(offset);
@@ -177,11 +184,11 @@ void Backbone::backward(const GradientsFinal& done) {
     tensor::embedding_backward(grad("embeddings.word_embeddings.weight"),
                                grad("embeddings.position_embeddings.weight"),
                                grad("embeddings.token_type_embeddings.weight"), dx, batch.input_ids.data(),
-                               batch.token_type_ids.data(), b_size, t, h, config_.pad_token_id);
+                               batch.token_type_ids.data(), positions_.data(), n, h, config_.pad_token_id);
   } else {
-    tensor::word_position_embedding_backward(grad("embeddings.word_embeddings.weight"),
-                                             grad("embeddings.position_embeddings.weight"), dx,
-                                             batch.input_ids.data(), b_size, t, h, config_.pad_token_id);
+    tensor::word_position_embedding_backward(
+        grad("embeddings.word_embeddings.weight"), grad("embeddings.position_embeddings.weight"), dx,
+        batch.input_ids.data(), positions_.data(), n, h, config_.pad_token_id);
   }
   done_from(0);
 }

@@ -28,7 +28,8 @@ class Backbone {
   Backbone(const BertConfig& config, const ParamTable& table, std::span<float> params,
            std::span<float> grads);
 
-  // Returns the last layer's hidden states (B*T, H), valid until the next forward.
+  // Returns the last layer's hidden states (N, H), one row per token of the batch's layout
+  // (padded or packed, data/batch.hpp), valid until the next forward.
   // REQUIRES: batch.validate(config) passed.
   const float* forward(const data::Batch& batch, const StepContext& context);
 
@@ -38,7 +39,7 @@ class Backbone {
   void set_bf16_weights(std::span<const tensor::bf16> weights16);
   bool uses_bf16() const { return uses_bf16_; }
 
-  // Where the head writes d(loss)/d(hidden states) (B*T, H) before backward().
+  // Where the head writes d(loss)/d(hidden states) (N, H) before backward().
   float* output_grad() { return dhidden_a_.data(); }
 
   // Consumes output_grad(); accumulates the encoder's parameter gradients; calls `done` with
@@ -51,7 +52,7 @@ class Backbone {
   LayerDims dims() const;
   const float* param(const std::string& suffix) const;
   float* grad(const std::string& suffix) const;
-  void resize(std::int64_t batch, std::int64_t seq);
+  void resize(const data::Batch& batch);
 
   BertConfig config_;
   const ParamTable& table_;
@@ -69,12 +70,15 @@ class Backbone {
   StepContext context_;
   std::int64_t batch_size_ = 0;
   std::int64_t seq_ = 0;
-  std::vector<float> mask_add_;             // (B, T)
-  std::vector<float> emb_sum_, emb_out_;    // (B*T, H)
-  std::vector<float> emb_mean_, emb_rstd_;  // (B*T)
+  std::int64_t tokens_ = 0;
+  const std::int32_t* offsets_ = nullptr;   // the batch's, packed; null padded
+  std::vector<float> mask_add_;             // (B, T), padded only
+  std::vector<std::int32_t> positions_;     // (N): each token's place in its row
+  std::vector<float> emb_sum_, emb_out_;    // (N, H)
+  std::vector<float> emb_mean_, emb_rstd_;  // (N)
   std::vector<LayerCache> layers_;
   LayerScratch scratch_;
-  std::vector<float> dhidden_a_, dhidden_b_;  // (B*T, H)
+  std::vector<float> dhidden_a_, dhidden_b_;  // (N, H)
 };
 
 }  // namespace shmtrain::model

@@ -1,29 +1,64 @@
 #include "shmtrain/model/batch_validation.hpp"
 
+#include <algorithm>
+
 #include "shmtrain/common/error.hpp"
 
 namespace shmtrain::model {
+namespace {
+
+// The layout's own sizes: padded B x T cells, or packed offsets that cover the tokens.
+void validate_layout(const data::Batch& rows, const std::string& source) {
+  if (rows.batch <= 0 || rows.seq <= 0) fail_input("{}: empty batch ({} x {})", source, rows.batch, rows.seq);
+  if (!rows.packed()) {
+    const auto n = static_cast<std::size_t>(rows.batch * rows.seq);
+    if (rows.input_ids.size() != n || rows.token_type_ids.size() != n || rows.attention_mask.size() != n) {
+      fail_input("{}: input_ids, token_type_ids and attention_mask must each hold {} x {} values", source,
+                 rows.batch, rows.seq);
+    }
+    return;
+  }
+  if (rows.offsets.size() != static_cast<std::size_t>(rows.batch + 1) || rows.offsets.front() != 0) {
+    fail_input("{}: a packed batch of {} rows needs {} offsets from 0", source, rows.batch, rows.batch + 1);
+  }
+  for (std::int64_t b = 0; b < rows.batch; ++b) {
+    if (rows.row_length(b) <= 0 || rows.row_length(b) > rows.seq) {
+      fail_input("{}: row {}: length {} is outside [1, {}] (the batch's longest row)", source, b,
+                 rows.row_length(b), rows.seq);
+    }
+  }
+  const auto n = static_cast<std::size_t>(rows.tokens());
+  if (rows.input_ids.size() != n || rows.token_type_ids.size() != n || !rows.attention_mask.empty()) {
+    fail_input("{}: a packed batch needs {} input_ids and token_type_ids and no attention_mask", source, n);
+  }
+}
+
+// The row a token index of either layout belongs to.
+std::int64_t row_of(const data::Batch& rows, std::size_t token) {
+  if (!rows.packed()) return static_cast<std::int64_t>(token) / rows.seq;
+  const auto after =
+      std::upper_bound(rows.offsets.begin(), rows.offsets.end(), static_cast<std::int32_t>(token));
+  return static_cast<std::int64_t>(after - rows.offsets.begin()) - 1;
+}
+
+}  // namespace
 
 void validate_batch(const data::Batch& rows, const BertConfig& c, const std::string& source) {
+  validate_layout(rows, source);
   const auto& [batch, seq, input_ids, token_type_ids, attention_mask, labels, targets, start_positions,
-               end_positions] = rows;
-  const auto n = static_cast<std::size_t>(batch * seq);
-  if (batch <= 0 || seq <= 0) fail_input("{}: empty batch ({} x {})", source, batch, seq);
-  if (input_ids.size() != n || token_type_ids.size() != n || attention_mask.size() != n) {
-    fail_input("{}: input_ids, token_type_ids and attention_mask must each hold {} x {} values", source,
-               batch, seq);
-  }
+               end_positions, offsets] = rows;
+  const auto n = static_cast<std::size_t>(rows.tokens());
   if (seq > c.max_position_embeddings) {
     fail_input("{}: sequence length {} is above max_position_embeddings {}", source, seq,
                c.max_position_embeddings);
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (input_ids[i] < 0 || input_ids[i] >= c.vocab_size) {
-      fail_input("{}: row {}: token id {} is outside the vocabulary (vocab_size {})", source, i / seq,
+      fail_input("{}: row {}: token id {} is outside the vocabulary (vocab_size {})", source, row_of(rows, i),
                  input_ids[i], c.vocab_size);
     }
     if (c.has_token_types() && (token_type_ids[i] < 0 || token_type_ids[i] >= c.type_vocab_size)) {
-      fail_input("{}: row {}: token type {} is outside [0, {})", source, i / seq, token_type_ids[i],
+      fail_input("{}: row {}: token type {} is outside [0, {})", source, row_of(rows, i), token_type_ids[i],
                  c.type_vocab_size);
     }
   }
@@ -34,10 +69,11 @@ void validate_batch(const data::Batch& rows, const BertConfig& c, const std::str
                  end_positions.size(), batch);
     }
     for (std::size_t b = 0; b < start_positions.size(); ++b) {
-      if (start_positions[b] < 0 || start_positions[b] >= seq || end_positions[b] < 0 ||
-          end_positions[b] >= seq) {
+      const std::int64_t length = rows.row_length(static_cast<std::int64_t>(b));
+      if (start_positions[b] < 0 || start_positions[b] >= length || end_positions[b] < 0 ||
+          end_positions[b] >= length) {
         fail_input("{}: row {}: answer positions {}..{} are outside the sequence [0, {})", source, b,
-                   start_positions[b], end_positions[b], seq);
+                   start_positions[b], end_positions[b], length);
       }
     }
     return;

@@ -39,14 +39,14 @@ float ClassificationHead::dropout_p() const {
 float ClassificationHead::forward(const float* hidden, const data::Batch& batch, const StepContext& context) {
   batch_ = &batch;
   context_ = context;
-  seq_ = batch.seq;
   const std::int64_t b_size = batch.batch;
   const std::int64_t h = config_.hidden_size;
   const std::int64_t labels = config_.num_labels();
   for (auto* v : {&cls_, &pooled_pre_, &pooled_, &pooled_dropped_, &dpooled_}) fit(*v, b_size * h);
   for (auto* v : {&logits_, &probs_}) fit(*v, b_size * labels);
 
-  for (std::int64_t b = 0; b < b_size; ++b) std::copy_n(hidden + b * seq_ * h, h, cls_.data() + b * h);
+  for (std::int64_t b = 0; b < b_size; ++b)
+    std::copy_n(hidden + batch.row_begin(b) * h, h, cls_.data() + b * h);
   tensor::linear_forward(pooled_pre_.data(), cls_.data(), dense_w_, dense_b_, b_size, h, h);
   if (relu_) {
     tensor::relu_forward(pooled_.data(), pooled_pre_.data(), b_size * h);
@@ -91,12 +91,13 @@ void ClassificationHead::backward(float* dhidden, float loss_scale) {
     tensor::tanh_backward(dpooled_.data(), dpooled_.data(), pooled_.data(), b_size * h);
   }
   // Only the [CLS] rows feed the head.
-  std::fill_n(dhidden, b_size * seq_ * h, 0.0f);
+  std::fill_n(dhidden, batch.tokens() * h, 0.0f);
   std::vector<float>& dcls =
       pooled_pre_;  // free once the activation's backward (which reads pooled_) is done
   tensor::linear_backward(dcls.data(), d_dense_w_, d_dense_b_, dpooled_.data(), cls_.data(), dense_w_, b_size,
                           h, h);
-  for (std::int64_t b = 0; b < b_size; ++b) std::copy_n(dcls.data() + b * h, h, dhidden + b * seq_ * h);
+  for (std::int64_t b = 0; b < b_size; ++b)
+    std::copy_n(dcls.data() + b * h, h, dhidden + batch.row_begin(b) * h);
 }
 
 }  // namespace shmtrain::model

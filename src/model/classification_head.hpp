@@ -22,6 +22,10 @@ class ClassificationHead final : public TaskHead {
   float forward(const float* hidden, const data::Batch& batch, const StepContext& context) override;
   void backward(float* dhidden, float loss_scale) override;
   std::span<const float> logits() const override { return logits_; }
+  std::span<const float> row_logits(std::int64_t b) const override {
+    const auto labels = static_cast<std::size_t>(config_.num_labels());
+    return std::span<const float>(logits_).subspan(static_cast<std::size_t>(b) * labels, labels);
+  }
   std::int64_t first_offset() const override { return first_offset_; }
 
  private:
@@ -35,7 +39,6 @@ class ClassificationHead final : public TaskHead {
 
   const data::Batch* batch_ = nullptr;
   StepContext context_;
-  std::int64_t seq_ = 0;
   std::vector<float> cls_, pooled_pre_, pooled_, pooled_dropped_, dpooled_;  // (B, H)
   std::vector<float> logits_, probs_;                                        // (B, L)
 };

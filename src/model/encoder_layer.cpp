@@ -26,7 +26,7 @@ void add_into(float* out, const float* x, std::int64_t n) {
 }
 
 tensor::AttentionShape attention_shape(const LayerDims& d) {
-  return {d.batch, d.seq, d.heads, d.hidden / d.heads};
+  return {d.batch, d.seq, d.heads, d.hidden / d.heads, d.offsets};
 }
 
 // The forward's tail, common to both precisions: res1 holds the attention output dense's
@@ -67,7 +67,7 @@ void LayerCache::resize(const LayerDims& d, bool use_bf16) {
   for (auto* v : {&res1, &ln1_out, &res2, &ln2_out}) fit(*v, n * h);
   for (auto* v : {&ln1_mean, &ln1_rstd, &ln2_mean, &ln2_rstd}) fit(*v, n);
   fit(inter_pre, n * d.intermediate);
-  fit(probs, d.batch * d.heads * d.seq * d.seq);
+  fit(probs, tensor::attention_probs_floats(attention_shape(d)));
   const std::int64_t f32 = use_bf16 ? 0 : 1;
   fit(qkv, f32 * n * 3 * h);
   fit(ctx, f32 * n * h);
@@ -138,8 +138,8 @@ BackwardOperands<float> fp32_operands(const float* x, const LayerCache& c, const
 
 BackwardOperands<tensor::bf16> bf16_operands(const LayerCache& c, const LayerParams& w, LayerScratch& s) {
   const LayerWeightsBf16& w16 = w.weights16;
-  // The context's gradient reuses GELU's input gradient, free again by then ((B*T, H) of its
-  // (B*T, intermediate)).
+  // The context's gradient reuses GELU's input gradient, free again by then ((N, H) of its
+  // (N, intermediate)).
   return {c.x16.data(), c.qkv16.data(), c.ctx16.data(), c.ln1_out16.data(), c.inter_act16.data(),
           w16.qkv_w, w16.attn_out_w, w16.inter_w, w16.out_w,
           s.d_dense_in16.data(), s.d_inter16.data(), s.d_inter16.data(), s.d_qkv16.data()};

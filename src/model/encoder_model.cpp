@@ -37,4 +37,6 @@ bool EncoderModel::uses_bf16() const { return backbone_->uses_bf16(); }
 
 std::span<const float> EncoderModel::logits() const { return head_->logits(); }
 
+std::span<const float> EncoderModel::row_logits(std::int64_t b) const { return head_->row_logits(b); }
+
 }  // namespace shmtrain::model

@@ -28,9 +28,7 @@ float QaHead::dropout_p() const {
 float QaHead::forward(const float* hidden, const data::Batch& batch, const StepContext& context) {
   batch_ = &batch;
   context_ = context;
-  const std::int64_t b_size = batch.batch;
-  const std::int64_t t = batch.seq;
-  const std::int64_t n = b_size * t;
+  const std::int64_t n = batch.tokens();
   const std::int64_t h = config_.hidden_size;
   fit(logits_, n * 2);
   fit(dlogits_, n * 2);
@@ -50,24 +48,52 @@ float QaHead::forward(const float* hidden, const data::Batch& batch, const StepC
     start_logits_[i] = logits_[2 * i];
     end_logits_[i] = logits_[2 * i + 1];
   }
-  const float start_loss = tensor::cross_entropy_forward(start_probs_.data(), start_logits_.data(),
-                                                         batch.start_positions.data(), b_size, t);
-  const float end_loss = tensor::cross_entropy_forward(end_probs_.data(), end_logits_.data(),
-                                                       batch.end_positions.data(), b_size, t);
-  return (start_loss + end_loss) / 2.0f;
+  if (!batch.packed()) {
+    const float start_loss = tensor::cross_entropy_forward(
+        start_probs_.data(), start_logits_.data(), batch.start_positions.data(), batch.batch, batch.seq);
+    const float end_loss = tensor::cross_entropy_forward(end_probs_.data(), end_logits_.data(),
+                                                         batch.end_positions.data(), batch.batch, batch.seq);
+    return (start_loss + end_loss) / 2.0f;
+  }
+  // Packed: each row's softmax over its own tokens, then the mean over rows.
+  float start_loss = 0.0f;
+  float end_loss = 0.0f;
+  for (std::int64_t b = 0; b < batch.batch; ++b) {
+    const std::int64_t first = batch.row_begin(b);
+    const std::int64_t length = batch.row_length(b);
+    start_loss += tensor::cross_entropy_forward(start_probs_.data() + first, start_logits_.data() + first,
+                                                &batch.start_positions[b], 1, length);
+    end_loss += tensor::cross_entropy_forward(end_probs_.data() + first, end_logits_.data() + first,
+                                              &batch.end_positions[b], 1, length);
+  }
+  return (start_loss + end_loss) / (2.0f * static_cast<float>(batch.batch));
+}
+
+void QaHead::loss_backward(float loss_scale) {
+  const data::Batch& batch = *batch_;
+  // Each cross-entropy enters the loss with weight 1/2. The softmax caches become the gradients.
+  if (!batch.packed()) {
+    tensor::cross_entropy_backward(start_probs_.data(), start_probs_.data(), batch.start_positions.data(),
+                                   batch.batch, batch.seq, 0.5f * loss_scale);
+    tensor::cross_entropy_backward(end_probs_.data(), end_probs_.data(), batch.end_positions.data(),
+                                   batch.batch, batch.seq, 0.5f * loss_scale);
+    return;
+  }
+  const float row_scale = 0.5f * loss_scale / static_cast<float>(batch.batch);
+  for (std::int64_t b = 0; b < batch.batch; ++b) {
+    const std::int64_t first = batch.row_begin(b);
+    const std::int64_t length = batch.row_length(b);
+    tensor::cross_entropy_backward(start_probs_.data() + first, start_probs_.data() + first,
+                                   &batch.start_positions[b], 1, length, row_scale);
+    tensor::cross_entropy_backward(end_probs_.data() + first, end_probs_.data() + first,
+                                   &batch.end_positions[b], 1, length, row_scale);
+  }
 }
 
 void QaHead::backward(float* dhidden, float loss_scale) {
-  const data::Batch& batch = *batch_;
-  const std::int64_t b_size = batch.batch;
-  const std::int64_t t = batch.seq;
-  const std::int64_t n = b_size * t;
+  const std::int64_t n = batch_->tokens();
   const std::int64_t h = config_.hidden_size;
-  // Each cross-entropy enters the loss with weight 1/2. The softmax caches become the gradients.
-  tensor::cross_entropy_backward(start_probs_.data(), start_probs_.data(), batch.start_positions.data(),
-                                 b_size, t, 0.5f * loss_scale);
-  tensor::cross_entropy_backward(end_probs_.data(), end_probs_.data(), batch.end_positions.data(), b_size, t,
-                                 0.5f * loss_scale);
+  loss_backward(loss_scale);
   for (std::int64_t i = 0; i < n; ++i) {
     dlogits_[2 * i] = start_probs_[i];
     dlogits_[2 * i + 1] = end_probs_[i];

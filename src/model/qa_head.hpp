@@ -1,9 +1,12 @@
 #pragma once
 // Internal to model: the extractive question-answering head (HF BertForQuestionAnswering,
 // DistilBertForQuestionAnswering):
-//   logits = dropout(h) W_qa^T + b_qa        (B*T, 2): each token's start and end logit
-//   loss   = (CE(start logits over T, start_position) + CE(end logits, end_position)) / 2,
-// each cross-entropy the mean over the batch, over every position (padding included, as HF).
+//   logits = dropout(h) W_qa^T + b_qa        (N, 2): each token's start and end logit
+//   loss   = (CE(start logits over the row, start_position) + CE(end logits, end_position)) / 2,
+// each cross-entropy the mean over the batch. A padded row's softmax runs over every position,
+// the padding included (as HF's); a packed row has no padding, so its softmax runs over its
+// own tokens: the loss of a batch padded to max_length depends on the padding, the packed one
+// does not (the logits of the real tokens are the same).
 // BERT has no dropout here; DistilBERT's is qa_dropout.
 #include <cstdint>
 #include <span>
@@ -21,12 +24,18 @@ class QaHead final : public TaskHead {
 
   float forward(const float* hidden, const data::Batch& batch, const StepContext& context) override;
   void backward(float* dhidden, float loss_scale) override;
-  // (B, T, 2): the start and end logit of each token.
+  // (N, 2): the start and end logit of each token of the batch's layout.
   std::span<const float> logits() const override { return logits_; }
+  std::span<const float> row_logits(std::int64_t b) const override {
+    return std::span<const float>(logits_).subspan(static_cast<std::size_t>(2 * batch_->row_begin(b)),
+                                                   static_cast<std::size_t>(2 * batch_->row_length(b)));
+  }
   std::int64_t first_offset() const override { return first_offset_; }
 
  private:
   float dropout_p() const;
+  // The two cross-entropies' backward: the softmax caches become d(loss)/d(logits).
+  void loss_backward(float loss_scale);
 
   BertConfig config_;
   const float *weight_, *bias_;
@@ -36,9 +45,9 @@ class QaHead final : public TaskHead {
   const data::Batch* batch_ = nullptr;
   StepContext context_;
   const float* input_ = nullptr;         // the hidden states, or dropped_ under dropout
-  std::vector<float> dropped_;           // (B*T, H)
-  std::vector<float> logits_, dlogits_;  // (B*T, 2)
-  std::vector<float> start_logits_, end_logits_, start_probs_, end_probs_;  // (B, T)
+  std::vector<float> dropped_;           // (N, H)
+  std::vector<float> logits_, dlogits_;  // (N, 2)
+  std::vector<float> start_logits_, end_logits_, start_probs_, end_probs_;  // (N)
 };
 
 }  // namespace shmtrain::model

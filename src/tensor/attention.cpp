@@ -47,28 +47,51 @@ ScratchBf16& bf16_scratch() {
   return scratch;
 }
 
-std::int64_t matrix_mask_words(const AttentionShape& s) { return dropout_mask_words(s.seq * s.seq); }
-
 void check_mask(const AttentionDropout& dropout, const std::uint16_t* mask) {
   if (dropout.p > 0.0f && mask == nullptr)
     throw Error("attention: dropout is on, but no mask storage was given");
 }
 
-// Draws the dropout mask of matrix bh into its place in masks; null when dropout is off.
-const std::uint16_t* draw_matrix_mask(const AttentionShape& s, std::int64_t bh,
-                                      const AttentionDropout& dropout, std::uint16_t* masks) {
+// Where one (sequence, head) matrix lies: the sequence's first token and length, its Q column
+// block in qkv (K and V follow one and two hidden widths later), its block of the (N, H)
+// output, its (L, L) probabilities in the cache and its dropout mask's first word.
+struct Matrix {
+  std::int64_t sequence, length, qkv, out, probs, mask_word;
+};
+
+// Every (sequence, head) matrix of the batch, sequence-major, each placed after the last.
+std::vector<Matrix> matrices_of(const AttentionShape& s) {
+  std::vector<Matrix> all;
+  all.reserve(static_cast<std::size_t>(s.batch * s.heads));
+  std::int64_t probs = 0;
+  std::int64_t mask_word = 0;
+  for (std::int64_t b = 0; b < s.batch; ++b) {
+    const std::int64_t first = s.offsets != nullptr ? s.offsets[b] : b * s.seq;
+    const std::int64_t length = s.offsets != nullptr ? s.offsets[b + 1] - s.offsets[b] : s.seq;
+    for (std::int64_t h = 0; h < s.heads; ++h) {
+      all.push_back({b, length, first * 3 * s.hidden() + h * s.head_dim, first * s.hidden() + h * s.head_dim,
+                     probs, mask_word});
+      probs += length * length;
+      mask_word += dropout_mask_words(length * length);
+    }
+  }
+  return all;
+}
+
+// Draws the dropout mask of matrix m into its place in masks; null when dropout is off.
+const std::uint16_t* draw_matrix_mask(const Matrix& m, const AttentionDropout& dropout,
+                                      std::uint16_t* masks) {
   if (dropout.p == 0.0f) return nullptr;
-  const std::int64_t words = matrix_mask_words(s);
-  std::uint16_t* mask = masks + bh * words;
-  dropout_mask_serial(mask, s.seq * s.seq, dropout.p, dropout.key,
-                      static_cast<std::uint64_t>(bh * words * 16));
+  std::uint16_t* mask = masks + m.mask_word;
+  dropout_mask_serial(mask, m.length * m.length, dropout.p, dropout.key,
+                      static_cast<std::uint64_t>(m.mask_word * 16));
   return mask;
 }
 
-// The mask the forward recorded for matrix bh; null when dropout is off.
-const std::uint16_t* recorded_matrix_mask(const AttentionShape& s, std::int64_t bh,
-                                          const AttentionDropout& dropout, const std::uint16_t* masks) {
-  return dropout.p == 0.0f ? nullptr : masks + bh * matrix_mask_words(s);
+// The mask the forward recorded for matrix m; null when dropout is off.
+const std::uint16_t* recorded_matrix_mask(const Matrix& m, const AttentionDropout& dropout,
+                                          const std::uint16_t* masks) {
+  return dropout.p == 0.0f ? nullptr : masks + m.mask_word;
 }
 
 // The per-head products of both precisions under one name, so one kernel serves both: float
@@ -121,42 +144,29 @@ const bf16* scores_gradient(const float* ds, std::int64_t n, bf16* scratch) {
   return scratch;
 }
 
-// Where head h of batch row b lies: its Q column block in qkv (K and V follow one and two
-// hidden widths later) and its block of the (B, T, H) output.
-struct HeadColumns {
-  std::int64_t b;
-  std::int64_t qkv;
-  std::int64_t out;
-};
-
-HeadColumns head_columns(const AttentionShape& s, std::int64_t bh) {
-  const std::int64_t b = bh / s.heads;
-  const std::int64_t h = bh % s.heads;
-  return {b, b * s.seq * 3 * s.hidden() + h * s.head_dim, b * s.seq * s.hidden() + h * s.head_dim};
-}
-
 template <typename T>
 void forward(T* out, float* probs, const T* qkv, const float* mask_add, const AttentionShape& shape,
              const AttentionDropout& dropout, std::uint16_t* dropout_mask) {
   check_mask(dropout, dropout_mask);
-  const std::int64_t t = shape.seq;
   const std::int64_t d = shape.head_dim;
   const std::int64_t hid = shape.hidden();
   const std::int64_t h3 = 3 * hid;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  parallel_blocks(shape.batch * shape.heads, 1, [&](std::int64_t bh0, std::int64_t bh1) {
-    T* scratch = probs_scratch<T>(t * t, nullptr);
-    for (std::int64_t bh = bh0; bh < bh1; ++bh) {
-      const HeadColumns at = head_columns(shape, bh);
-      const T* q = qkv + at.qkv;  // (T, d), row stride 3H
+  const std::vector<Matrix> matrices = matrices_of(shape);
+  parallel_blocks(static_cast<std::int64_t>(matrices.size()), 1, [&](std::int64_t m0, std::int64_t m1) {
+    T* scratch = probs_scratch<T>(shape.seq * shape.seq, nullptr);
+    for (std::int64_t i = m0; i < m1; ++i) {
+      const Matrix& m = matrices[static_cast<std::size_t>(i)];
+      const std::int64_t t = m.length;
+      const T* q = qkv + m.qkv;  // (L, d), row stride 3H
       const T* k = q + hid;
       const T* v = q + 2 * hid;
-      float* p = probs + bh * t * t;  // (T, T)
+      float* p = probs + m.probs;  // (L, L)
       product(Trans::kNo, Trans::kYes, t, t, d, scale, q, h3, k, h3, p, t);
-      softmax_forward(p, p, mask_add + at.b * t, t, t);
-      const std::uint16_t* mask = draw_matrix_mask(shape, bh, dropout, dropout_mask);
+      softmax_forward(p, p, mask_add != nullptr ? mask_add + m.sequence * t : nullptr, t, t);
+      const std::uint16_t* mask = draw_matrix_mask(m, dropout, dropout_mask);
       const T* p_used = probs_for_values(p, t * t, dropout.p, mask, scratch);
-      product(Trans::kNo, Trans::kNo, t, d, t, 1.0f, p_used, t, v, h3, out + at.out, hid);
+      product(Trans::kNo, Trans::kNo, t, d, t, 1.0f, p_used, t, v, h3, out + m.out, hid);
     }
   });
 }
@@ -165,26 +175,28 @@ template <typename T>
 void backward(T* dqkv, const T* dout, const T* qkv, const float* probs, const AttentionShape& shape,
               const AttentionDropout& dropout, const std::uint16_t* dropout_mask) {
   check_mask(dropout, dropout_mask);
-  const std::int64_t t = shape.seq;
   const std::int64_t d = shape.head_dim;
   const std::int64_t hid = shape.hidden();
   const std::int64_t h3 = 3 * hid;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   constexpr bool kFloat = std::is_same_v<T, float>;
-  parallel_blocks(shape.batch * shape.heads, 1, [&](std::int64_t bh0, std::int64_t bh1) {
-    float* dp = scratch_of(backward_scratch(), (kFloat ? 2 : 1) * t * t);  // (T, T)
-    T* scratch = probs_scratch<T>(t * t, dp);
-    for (std::int64_t bh = bh0; bh < bh1; ++bh) {
-      const HeadColumns at = head_columns(shape, bh);
-      const T* q = qkv + at.qkv;
+  const std::int64_t longest = shape.seq * shape.seq;
+  const std::vector<Matrix> matrices = matrices_of(shape);
+  parallel_blocks(static_cast<std::int64_t>(matrices.size()), 1, [&](std::int64_t m0, std::int64_t m1) {
+    float* dp = scratch_of(backward_scratch(), (kFloat ? 2 : 1) * longest);  // (L, L)
+    T* scratch = probs_scratch<T>(longest, dp);
+    for (std::int64_t i = m0; i < m1; ++i) {
+      const Matrix& m = matrices[static_cast<std::size_t>(i)];
+      const std::int64_t t = m.length;
+      const T* q = qkv + m.qkv;
       const T* k = q + hid;
       const T* v = q + 2 * hid;
-      T* dq = dqkv + at.qkv;
+      T* dq = dqkv + m.qkv;
       T* dk = dq + hid;
       T* dv = dq + 2 * hid;
-      const T* dy = dout + at.out;  // (T, d), row stride H
-      const float* p = probs + bh * t * t;
-      const std::uint16_t* mask = recorded_matrix_mask(shape, bh, dropout, dropout_mask);
+      const T* dy = dout + m.out;  // (L, d), row stride H
+      const float* p = probs + m.probs;
+      const std::uint16_t* mask = recorded_matrix_mask(m, dropout, dropout_mask);
       const T* p_used = probs_for_values(p, t * t, dropout.p, mask, scratch);
       product(Trans::kNo, Trans::kYes, t, t, d, 1.0f, dy, hid, v, h3, dp, t);       // dP = dY V^T
       product(Trans::kYes, Trans::kNo, t, d, t, 1.0f, p_used, t, dy, hid, dv, h3);  // dV = P^T dY
@@ -199,8 +211,24 @@ void backward(T* dqkv, const T* dout, const T* qkv, const float* probs, const At
 
 }  // namespace
 
+std::int64_t attention_probs_floats(const AttentionShape& shape) {
+  if (shape.offsets == nullptr) return shape.batch * shape.heads * shape.seq * shape.seq;
+  std::int64_t floats = 0;
+  for (std::int64_t b = 0; b < shape.batch; ++b) {
+    const std::int64_t length = shape.offsets[b + 1] - shape.offsets[b];
+    floats += shape.heads * length * length;
+  }
+  return floats;
+}
+
 std::int64_t attention_dropout_mask_words(const AttentionShape& shape) {
-  return shape.batch * shape.heads * matrix_mask_words(shape);
+  if (shape.offsets == nullptr) return shape.batch * shape.heads * dropout_mask_words(shape.seq * shape.seq);
+  std::int64_t words = 0;
+  for (std::int64_t b = 0; b < shape.batch; ++b) {
+    const std::int64_t length = shape.offsets[b + 1] - shape.offsets[b];
+    words += shape.heads * dropout_mask_words(length * length);
+  }
+  return words;
 }
 
 void attention_forward(float* out, float* probs, const float* qkv, const float* mask_add,

@@ -5,12 +5,12 @@
 namespace shmtrain::tensor {
 
 void embedding_forward(float* out, const std::int32_t* ids, const std::int32_t* token_type_ids,
-                       const float* wte, const float* wpe, const float* wtt, std::int64_t batch, std::int64_t seq,
-                       std::int64_t hidden) {
-  parallel_blocks(batch * seq, 32, [&](std::int64_t i0, std::int64_t i1) {
+                       const std::int32_t* positions, const float* wte, const float* wpe, const float* wtt,
+                       std::int64_t tokens, std::int64_t hidden) {
+  parallel_blocks(tokens, 32, [&](std::int64_t i0, std::int64_t i1) {
     for (std::int64_t i = i0; i < i1; ++i) {
       const float* w = wte + static_cast<std::int64_t>(ids[i]) * hidden;
-      const float* p = wpe + (i % seq) * hidden;
+      const float* p = wpe + static_cast<std::int64_t>(positions[i]) * hidden;
       const float* t = wtt + static_cast<std::int64_t>(token_type_ids[i]) * hidden;
       float* o = out + i * hidden;
       for (std::int64_t c = 0; c < hidden; ++c) o[c] = w[c] + t[c] + p[c];
@@ -19,13 +19,12 @@ void embedding_forward(float* out, const std::int32_t* ids, const std::int32_t* 
 }
 
 void embedding_backward(float* dwte, float* dwpe, float* dwtt, const float* dout, const std::int32_t* ids,
-                        const std::int32_t* token_type_ids, std::int64_t batch, std::int64_t seq,
-                        std::int64_t hidden, std::int64_t pad_id) {
-  const std::int64_t tokens = batch * seq;
+                        const std::int32_t* token_type_ids, const std::int32_t* positions,
+                        std::int64_t tokens, std::int64_t hidden, std::int64_t pad_id) {
   parallel_blocks(hidden, 16, [&](std::int64_t c0, std::int64_t c1) {
     for (std::int64_t i = 0; i < tokens; ++i) {
       const float* d = dout + i * hidden;
-      float* p = dwpe + (i % seq) * hidden;
+      float* p = dwpe + static_cast<std::int64_t>(positions[i]) * hidden;
       float* t = dwtt + static_cast<std::int64_t>(token_type_ids[i]) * hidden;
       for (std::int64_t c = c0; c < c1; ++c) {
         p[c] += d[c];

@@ -28,17 +28,16 @@ EvalResult evaluate(model::EncoderModel& model, const task::Task& task, const Ev
     const std::size_t count =
         std::min<std::size_t>(static_cast<std::size_t>(settings.batch_size), rows.size() - first);
     const data::Batch batch = data::collate(dataset, std::span(rows).subspan(first, count),
-                                      static_cast<std::size_t>(settings.max_seq_length), settings.pad_to_max_length,
-                                      settings.pad_id, task.target());
+                                            static_cast<std::size_t>(settings.max_seq_length),
+                                            settings.padding, settings.pad_id, task.target());
     model::validate_batch(batch, model.config(), dataset.source);
     model.forward(batch, model::StepContext{.train = false});
-    // (count, row_outputs): a row's outputs fill the front of its `width` floats (a token
-    // head's batch may be shorter than max_seq_length).
-    const std::span<const float> outputs = model.logits();
-    const std::size_t row_outputs = outputs.size() / count;
+    // A row's outputs fill the front of its `width` floats (a token head's row may be shorter
+    // than max_seq_length); the rest keep the task's missing value.
     for (std::size_t b = 0; b < count; ++b) {
-      std::copy_n(outputs.begin() + static_cast<std::ptrdiff_t>(b * row_outputs), row_outputs,
-                  local.begin() + static_cast<std::ptrdiff_t>((first + b) * static_cast<std::size_t>(width)));
+      const std::span<const float> outputs = model.row_logits(static_cast<std::int64_t>(b));
+      std::copy(outputs.begin(), outputs.end(),
+                local.begin() + static_cast<std::ptrdiff_t>((first + b) * static_cast<std::size_t>(width)));
     }
   }
 

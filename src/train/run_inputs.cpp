@@ -87,6 +87,7 @@ void check_token_ranges(const std::optional<data::Dataset>& dataset, const model
 }  // namespace
 
 RunInputs load_run_inputs(const TrainOptions& options) {
+  options.batch_padding();  // conflicting padding options fail before anything is read
   fs::path config_path;
   fs::path weights;
   locate_model(options, config_path, weights);

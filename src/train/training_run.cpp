@@ -117,7 +117,8 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
   for (std::int64_t i = 0; i < micro_batches; ++i) {
     const std::vector<std::int64_t> rows = micro_batch_rows(state_.epoch_index, state_.batches_done + i);
     batches.push_back(data::collate(train, rows, static_cast<std::size_t>(options_.seq_length()),
-                                    options_.pad_to_max_length, inputs_.tokenizer.pad_id(), inputs_.task->target()));
+                                    options_.batch_padding(), inputs_.tokenizer.pad_id(),
+                                    inputs_.task->target()));
     model::validate_batch(batches.back(), inputs_.config, train.source);
     // Dropout masks are a function of the micro-step, so a resumed run draws the same ones.
     contexts.push_back(model::StepContext{
@@ -163,7 +164,7 @@ void TrainingRun::log_step(const StepPlan& plan, double loss, double grad_norm, 
 nlohmann::ordered_json TrainingRun::run_evaluation(std::int64_t step, double epoch) {
   const EvalSettings settings{.batch_size = options_.per_device_eval_batch_size,
                               .max_seq_length = options_.seq_length(),
-                              .pad_to_max_length = options_.pad_to_max_length,
+                              .padding = options_.batch_padding(),
                               .pad_id = inputs_.tokenizer.pad_id()};
   const EvalResult result = evaluate(engine_.model(), *inputs_.task, settings, comm_,
                                      leader_ ? options_.output_dir : std::filesystem::path());

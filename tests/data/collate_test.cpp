@@ -1,4 +1,4 @@
-// Rows -> a padded Batch.
+// Rows -> a padded or packed Batch.
 #include "shmtrain/data/collate.hpp"
 
 #include <gtest/gtest.h>
@@ -25,7 +25,7 @@ Dataset three_rows() {
 TEST(DataCollate, PadsToTheLongestRowOfTheBatch) {
   const Dataset d = three_rows();
   const std::vector<std::int64_t> indices = {2, 0};
-  const data::Batch b = collate(d, indices, 8, false, 9, Target::kClass);
+  const data::Batch b = collate(d, indices, 8, Padding::kLongest, 9, Target::kClass);
   EXPECT_EQ(b.batch, 2);
   EXPECT_EQ(b.seq, 3);
   EXPECT_EQ(b.input_ids, (Ids{2, 3, 9, 2, 5, 3}));
@@ -38,7 +38,7 @@ TEST(DataCollate, PadsToTheLongestRowOfTheBatch) {
 TEST(DataCollate, PadsToMaxLengthAndCarriesRegressionTargets) {
   const Dataset d = three_rows();
   const std::vector<std::int64_t> indices = {1};
-  const data::Batch b = collate(d, indices, 6, true, 0, Target::kRegression);
+  const data::Batch b = collate(d, indices, 6, Padding::kMaxLength, 0, Target::kRegression);
   EXPECT_EQ(b.batch, 1);
   EXPECT_EQ(b.seq, 6);
   EXPECT_EQ(b.input_ids, (Ids{2, 5, 6, 3, 7, 0}));
@@ -53,23 +53,64 @@ TEST(DataCollate, CarriesAnswerSpans) {
   d.examples[0].start_position = 1;
   d.examples[0].end_position = 2;
   const std::vector<std::int64_t> indices = {1, 0};
-  const data::Batch b = collate(d, indices, 6, true, 0, Target::kSpan);
+  const data::Batch b = collate(d, indices, 6, Padding::kMaxLength, 0, Target::kSpan);
   EXPECT_EQ(b.start_positions, (Ids{0, 1}));
   EXPECT_EQ(b.end_positions, (Ids{0, 2}));
   EXPECT_TRUE(b.labels.empty());
   EXPECT_TRUE(b.targets.empty());
 }
 
+TEST(DataCollate, PacksRowsEndToEndWithTheirOffsets) {
+  const Dataset d = three_rows();
+  const std::vector<std::int64_t> indices = {2, 1, 0};
+  const data::Batch b = collate(d, indices, 8, Padding::kNone, 9, Target::kClass);
+  EXPECT_TRUE(b.packed());
+  EXPECT_EQ(b.batch, 3);
+  EXPECT_EQ(b.seq, 5);  // the longest row
+  EXPECT_EQ(b.offsets, (Ids{0, 2, 7, 10}));
+  EXPECT_EQ(b.tokens(), 10);
+  EXPECT_EQ(b.input_ids, (Ids{2, 3, 2, 5, 6, 3, 7, 2, 5, 3}));
+  EXPECT_EQ(b.token_type_ids, (Ids{0, 0, 0, 0, 0, 1, 1, 0, 0, 0}));
+  EXPECT_TRUE(b.attention_mask.empty());
+  EXPECT_EQ(b.labels, (Ids{2, 0, 1}));
+  EXPECT_EQ(b.row_begin(1), 2);
+  EXPECT_EQ(b.row_length(1), 5);
+}
+
+TEST(DataCollate, PackingDropsTrailingPaddingAndPadsRowsWithMaskedTokensInside) {
+  Dataset d = three_rows();
+  d.examples[0] = {{2, 5, 3, 0, 0}, {0, 0, 0, 0, 0}, {1, 1, 1, 0, 0}, 1, 0.5f};  // came padded
+  const std::vector<std::int64_t> first_two = {0, 2};
+  const data::Batch packed = collate(d, first_two, 8, Padding::kNone, 9, Target::kClass);
+  EXPECT_EQ(packed.offsets, (Ids{0, 3, 5}));
+  EXPECT_EQ(packed.seq, 3);
+  EXPECT_EQ(packed.input_ids, (Ids{2, 5, 3, 2, 3}));
+  d.examples[2] = {{0, 2, 3}, {0, 0, 0}, {0, 1, 1}, 2, 2.5f};  // left padding
+  const data::Batch padded = collate(d, first_two, 8, Padding::kNone, 9, Target::kClass);
+  EXPECT_FALSE(padded.packed());
+  EXPECT_EQ(padded.seq, 5);
+  EXPECT_EQ(padded.attention_mask, (Ids{1, 1, 1, 0, 0, 0, 1, 1, 0, 0}));
+}
+
+TEST(DataCollate, NamesThePaddingStrategies) {
+  for (const Padding p : {Padding::kNone, Padding::kLongest, Padding::kMaxLength}) {
+    EXPECT_EQ(parse_padding(padding_name(p), "padding"), p);
+  }
+  EXPECT_EQ(
+      shmtrain::testing::error_of([] { parse_padding("do_not_pad", "run.toml: padding"); }),
+      "run.toml: padding: 'do_not_pad' is not a padding; use none (packed rows), longest or max_length");
+}
+
 TEST(DataCollate, EmptyIndicesAndErrors) {
   const Dataset d = three_rows();
-  const data::Batch empty = collate(d, {}, 8, false, 0, Target::kClass);
+  const data::Batch empty = collate(d, {}, 8, Padding::kNone, 0, Target::kClass);
   EXPECT_EQ(empty.batch, 0);
   EXPECT_TRUE(empty.input_ids.empty());
   const std::vector<std::int64_t> outside = {3};
-  EXPECT_EQ(shmtrain::testing::error_of([&] { collate(d, outside, 8, false, 0, Target::kClass); }),
+  EXPECT_EQ(shmtrain::testing::error_of([&] { collate(d, outside, 8, Padding::kNone, 0, Target::kClass); }),
             "rows.jsonl: row index 3 is outside the dataset's 3 rows");
   const std::vector<std::int64_t> long_row = {1};
-  EXPECT_EQ(shmtrain::testing::error_of([&] { collate(d, long_row, 4, false, 0, Target::kClass); }),
+  EXPECT_EQ(shmtrain::testing::error_of([&] { collate(d, long_row, 4, Padding::kNone, 0, Target::kClass); }),
             "rows.jsonl: row 1 has 5 tokens, more than max_seq_length 4");
 }
 

@@ -2,6 +2,7 @@
 // The batches of a PyTorch reference fixture (batches.json: input_ids, token_type_ids,
 // attention_mask and labels or start/end positions per batch), and the relative L2 difference
 // the bf16 tests compare gradients with.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <vector>
@@ -47,6 +48,30 @@ inline std::vector<data::Batch> read_fixture_batches(const std::filesystem::path
     batches.push_back(std::move(b));
   }
   return batches;
+}
+
+// The rows of a padded batch laid end to end without their padding (data/batch.hpp's packed
+// layout). REQUIRES: each row's padding trails it.
+inline data::Batch packed_copy(const data::Batch& padded) {
+  data::Batch out = padded;
+  out.input_ids.clear();
+  out.token_type_ids.clear();
+  out.attention_mask.clear();
+  out.offsets = {0};
+  std::int64_t longest = 0;
+  for (std::int64_t b = 0; b < padded.batch; ++b) {
+    std::int64_t length = 0;
+    while (length < padded.seq && padded.attention_mask[b * padded.seq + length] != 0) ++length;
+    const auto first = b * padded.seq;
+    out.input_ids.insert(out.input_ids.end(), padded.input_ids.begin() + first,
+                         padded.input_ids.begin() + first + length);
+    out.token_type_ids.insert(out.token_type_ids.end(), padded.token_type_ids.begin() + first,
+                              padded.token_type_ids.begin() + first + length);
+    out.offsets.push_back(out.offsets.back() + static_cast<std::int32_t>(length));
+    longest = std::max(longest, length);
+  }
+  out.seq = longest;
+  return out;
 }
 
 // |a - b| / |b| over the whole vectors.

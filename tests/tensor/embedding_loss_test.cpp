@@ -19,13 +19,16 @@ TEST(Embedding, ForwardSumsTheThreeTablesAndBackwardSkipsThePadRow) {
   const std::vector<float> wte = {0, 0, 1, 1, 2, 2, 3, 3}, wpe = {10, 10, 20, 20, 30, 30}, wtt = {100, 100, 200, 200};
   const std::vector<std::int32_t> ids = {1, 3, 0, 3, 3, 2}, tt = {0, 1, 1, 0, 0, 0};
   std::vector<float> out(12);
-  embedding_forward(out.data(), ids.data(), tt.data(), wte.data(), wpe.data(), wtt.data(), batch, seq, hidden);
+  const std::vector<std::int32_t> positions = {0, 1, 2, 0, 1, 2};
+  embedding_forward(out.data(), ids.data(), tt.data(), positions.data(), wte.data(), wpe.data(), wtt.data(),
+                    batch * seq, hidden);
   EXPECT_EQ(out, (std::vector<float>{111, 111, 223, 223, 230, 230, 113, 113, 123, 123, 132, 132}));
 
   std::vector<float> dout(12);
   for (int i = 0; i < 12; ++i) dout[i] = static_cast<float>(i + 1);
   std::vector<float> dwte(vocab * hidden, 0), dwpe(3 * hidden, 0), dwtt(2 * hidden, 0);
-  embedding_backward(dwte.data(), dwpe.data(), dwtt.data(), dout.data(), ids.data(), tt.data(), batch, seq, hidden, 0);
+  embedding_backward(dwte.data(), dwpe.data(), dwtt.data(), dout.data(), ids.data(), tt.data(),
+                     positions.data(), batch * seq, hidden, 0);
   // id 0 (pad) gets nothing; id 3 appears at tokens 1, 3, 4: rows (3,4) + (7,8) + (9,10).
   EXPECT_EQ(dwte, (std::vector<float>{0, 0, 1, 2, 11, 12, 19, 22}));
   EXPECT_EQ(dwpe, (std::vector<float>{1 + 7, 2 + 8, 3 + 9, 4 + 10, 5 + 11, 6 + 12}));

@@ -1,6 +1,9 @@
 #pragma once
-// One batch of tokenized examples, row-major (batch, seq), as the data module produces it
-// (collate.hpp); the model checks it against its config (model/batch_validation.hpp).
+// One batch of tokenized examples as the data module produces it (collate.hpp); the model
+// checks it against its config (model/batch_validation.hpp). Two layouts:
+// - padded: `batch` rows of `seq` tokens, row-major, attention_mask 0 on the padding;
+// - packed (offsets not empty): the rows laid end to end without padding, row b being tokens
+//   [offsets[b], offsets[b + 1]); seq is the longest row and attention_mask stays empty.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,13 +13,21 @@ namespace shmtrain::data {
 struct Batch {
   std::int64_t batch = 0;
   std::int64_t seq = 0;
-  std::vector<std::int32_t> input_ids;       // (B, T)
-  std::vector<std::int32_t> token_type_ids;  // (B, T); ignored by models without token types
-  std::vector<std::int32_t> attention_mask;  // (B, T): 1 token, 0 padding
+  std::vector<std::int32_t> input_ids;       // (N): N = B * T padded, the rows' lengths summed packed
+  std::vector<std::int32_t> token_type_ids;  // (N); ignored by models without token types
+  std::vector<std::int32_t> attention_mask;  // padded (B, T): 1 token, 0 padding; packed: empty
   std::vector<std::int32_t> labels;          // (B) class ids, classification heads
   std::vector<float> targets;                // (B) regression targets (num_labels == 1)
   std::vector<std::int32_t> start_positions;  // (B) question answering: the answer's first token
   std::vector<std::int32_t> end_positions;    // (B) and its last token (both 0, [CLS], when absent)
+  std::vector<std::int32_t> offsets;          // packed: (B + 1) row starts, from 0; padded: empty
+
+  bool packed() const { return !offsets.empty(); }
+  // The tokens the model computes on: B * T padded, the real ones packed.
+  std::int64_t tokens() const { return packed() ? offsets.back() : batch * seq; }
+  // Row b's first token and its length (padded: the padding included).
+  std::int64_t row_begin(std::int64_t b) const { return packed() ? offsets[b] : b * seq; }
+  std::int64_t row_length(std::int64_t b) const { return packed() ? offsets[b + 1] - offsets[b] : seq; }
 };
 
 }  // namespace shmtrain::data

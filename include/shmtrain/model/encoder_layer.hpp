@@ -1,11 +1,11 @@
 #pragma once
 // One BERT encoder layer (Hugging Face BertLayer, post-LayerNorm; DistilBERT's TransformerBlock
 // is the same computation under other names, without the first dropout):
-//   qkv  = x W_qkv^T + b_qkv                      (B*T, 3H)  fused query/key/value
-//   ctx  = attention(qkv, mask)                   (B*T, H)
-//   a    = LN1(dropout(ctx W_ao^T + b_ao) + x)    (B*T, H)  dropout at attention_output_p
-//   g    = gelu(a W_i^T + b_i)                    (B*T, I)
-//   y    = LN2(dropout(g W_o^T + b_o) + a)        (B*T, H)
+//   qkv  = x W_qkv^T + b_qkv                      (N, 3H)  fused query/key/value
+//   ctx  = attention(qkv, mask)                   (N, H)
+//   a    = LN1(dropout(ctx W_ao^T + b_ao) + x)    (N, H)  dropout at attention_output_p
+//   g    = gelu(a W_i^T + b_i)                    (N, I)
+//   y    = LN2(dropout(g W_o^T + b_o) + a)        (N, H)
 // The backward is the forward's calls in reverse; gradients accumulate into the grad arena.
 //
 // With bf16 weights (--bf16, torch.autocast semantics) the four linears and the two attention
@@ -20,10 +20,14 @@
 
 namespace shmtrain::model {
 
+// A layer's shape. Its N token rows are a padded batch (B rows of T, the padding keys hidden
+// by mask_add) or, with offsets, B sequences packed end to end (tensor/attention.hpp): every
+// step but attention runs over the N rows alike.
 struct LayerDims {
   std::int64_t batch, seq, hidden, heads, intermediate;
   float layer_norm_eps;
-  std::int64_t tokens() const { return batch * seq; }
+  const std::int32_t* offsets = nullptr;  // packed: batch + 1 row starts; null: padded
+  std::int64_t tokens() const { return offsets != nullptr ? offsets[batch] : batch * seq; }
 };
 
 // The bf16 copies of a layer's four weight matrices (the model's bf16 arena).
@@ -63,7 +67,7 @@ struct LayerCache {
 };
 
 // Gradient scratch shared by all layers of a model (only one layer runs backward at a time).
-// Each (B*T, H) buffer serves two gradients in turn, the second once the first is consumed.
+// Each (N, H) buffer serves two gradients in turn, the second once the first is consumed.
 struct LayerScratch {
   // At a residual sum (res2, then res1): it flows into the branch and past it.
   std::vector<float> d_residual;
@@ -73,17 +77,17 @@ struct LayerScratch {
   // The feed-forward block's input gradient (LN1's output), then the attention context's.
   std::vector<float> d_block_in;
   std::vector<float> d_inter, d_qkv;  // the intermediate activation's, the fused Q/K/V's
-  // bf16: d_dense_in's role; GELU's input gradient (whose first (B*T, H) then holds the
+  // bf16: d_dense_in's role; GELU's input gradient (whose first (N, H) then holds the
   // attention context's); the fused Q/K/V's.
   std::vector<tensor::bf16> d_dense_in16, d_inter16, d_qkv16;
   void resize(const LayerDims& d, bool use_bf16);
 };
 
-// x (B*T, H) -> cache.ln2_out (B*T, H). mask_add (B, T).
+// x (N, H) -> cache.ln2_out (N, H). mask_add (B, T) padded; null packed.
 void encoder_layer_forward(LayerCache& cache, const float* x, const float* mask_add, const LayerParams& w,
                            const LayerDims& d, const LayerDropout& drop);
 
-// dy (B*T, H): gradient of the layer's output, consumed. dx (B*T, H): gradient of its input,
+// dy (N, H): gradient of the layer's output, consumed. dx (N, H): gradient of its input,
 // overwritten (may not alias dy). Parameter gradients accumulate into g.
 void encoder_layer_backward(float* dx, float* dy, const LayerCache& cache, const float* x,
                             const LayerParams& w, const LayerParams& g, LayerScratch& s, const LayerDims& d,

@@ -44,9 +44,12 @@ class EncoderModel {
   void set_bf16_weights(std::span<const tensor::bf16> weights16);
   bool uses_bf16() const;
 
-  // The last forward's logits: (B, num_labels) for classification; (B, T, 2) for question
-  // answering, each token's start and end logit.
+  // The last forward's logits: (B, num_labels) for classification; (N, 2) for question
+  // answering, the start and end logit of each token of the batch's layout (padded: B x T).
   std::span<const float> logits() const;
+  // Row b's part of logits(): its num_labels scores, or its tokens' (start, end) pairs (the
+  // padding included in a padded batch, none in a packed one).
+  std::span<const float> row_logits(std::int64_t b) const;
   const BertConfig& config() const { return config_; }
 
  private:

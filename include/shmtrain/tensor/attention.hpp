@@ -3,8 +3,13 @@
 // and the output dense):
 //   scores = Q K^T / sqrt(head_dim) + mask_add      per (batch, head): (T, T)
 //   probs  = softmax(scores);  probs_d = dropout(probs);  out = probs_d V
-// Q, K and V come from one fused linear: qkv (B, T, 3H) holds [Q | K | V] per token, head h in
+// Q, K and V come from one fused linear: qkv (N, 3H) holds [Q | K | V] per token, head h in
 // columns [h * head_dim, (h + 1) * head_dim) of each third.
+//
+// Two layouts of the N tokens: padded, B rows of T tokens (N = B * T) whose padding keys
+// mask_add hides; or packed, the B sequences laid end to end without padding (N = the sum of
+// their lengths), each attending only to itself (a block-diagonal attention), so every product
+// runs on real tokens only.
 #include <cstdint>
 
 #include "shmtrain/tensor/bf16.hpp"
@@ -14,28 +19,35 @@ namespace shmtrain::tensor {
 
 struct AttentionShape {
   std::int64_t batch;
-  std::int64_t seq;
+  std::int64_t seq;  // padded: every row's length; packed: the longest sequence's
   std::int64_t heads;
   std::int64_t head_dim;
+  // Packed: sequence b is tokens [offsets[b], offsets[b + 1]) (batch + 1 entries, from 0,
+  // every sequence at least one token long); null: padded.
+  const std::int32_t* offsets = nullptr;
   std::int64_t hidden() const { return heads * head_dim; }
 };
+
+// The floats of the probabilities cache: one (L, L) matrix per (sequence, head).
+std::int64_t attention_probs_floats(const AttentionShape& shape);
 
 struct AttentionDropout {
   float p = 0.0f;  // attention_probs_dropout_prob; 0 in evaluation
   DropoutKey key;
 };
 
-// The words of a recorded mask for all (batch, head) probability matrices.
+// The words of a recorded mask for all (sequence, head) probability matrices.
 std::int64_t attention_dropout_mask_words(const AttentionShape& shape);
 
-// out (B, T, H); probs (B, heads, T, T) caches the softmax before dropout for backward;
-// qkv (B, T, 3H); mask_add (B, T): 0 for tokens, float32's lowest value for padding keys.
+// out (N, H); probs (attention_probs_floats(shape)) caches the softmax before dropout for
+// backward, (sequence, head) matrices in order; qkv (N, 3H); mask_add (B, T), padded only: 0
+// for tokens, float32's lowest value for padding keys (null when packed).
 // dropout_mask (attention_dropout_mask_words(shape) words) records the dropout mask for the
 // backward. REQUIRES: dropout_mask not null when dropout.p > 0.
 void attention_forward(float* out, float* probs, const float* qkv, const float* mask_add,
                        const AttentionShape& shape, const AttentionDropout& dropout, std::uint16_t* dropout_mask);
 
-// dqkv (B, T, 3H) overwritten from dout (B, T, H); qkv, probs, dropout and dropout_mask as the
+// dqkv (N, 3H) overwritten from dout (N, H); qkv, probs, dropout and dropout_mask as the
 // forward left them.
 void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* probs,
                         const AttentionShape& shape, const AttentionDropout& dropout, const std::uint16_t* dropout_mask);

@@ -5,16 +5,17 @@
 
 namespace shmtrain::tensor {
 
-// out (B*T, H) = wte[ids] + wpe[t], positions 0..T-1.
-// REQUIRES: ids already checked against the table size.
-void word_position_embedding_forward(float* out, const std::int32_t* ids, const float* wte, const float* wpe,
-                                     std::int64_t batch, std::int64_t seq, std::int64_t hidden);
+// out (N, H) = wte[ids] + wpe[positions] for N tokens (embedding.hpp says how positions come).
+// REQUIRES: ids and positions already checked against the table sizes.
+void word_position_embedding_forward(float* out, const std::int32_t* ids, const std::int32_t* positions,
+                                     const float* wte, const float* wpe, std::int64_t tokens,
+                                     std::int64_t hidden);
 
-// Scatter-adds dout (B*T, H) into dwte (V, H) and dwpe (P, H). Rows whose id is pad_id add
+// Scatter-adds dout (N, H) into dwte (V, H) and dwpe (P, H). Rows whose id is pad_id add
 // nothing to dwte (torch's padding_idx). Deterministic: each thread owns a slice of channels
 // and walks the tokens in order.
 void word_position_embedding_backward(float* dwte, float* dwpe, const float* dout, const std::int32_t* ids,
-                                      std::int64_t batch, std::int64_t seq, std::int64_t hidden,
+                                      const std::int32_t* positions, std::int64_t tokens, std::int64_t hidden,
                                       std::int64_t pad_id);
 
 }  // namespace shmtrain::tensor

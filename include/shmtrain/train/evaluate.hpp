@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "shmtrain/comm/communicator.hpp"
+#include "shmtrain/data/collate.hpp"
 #include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/task/task.hpp"
 
@@ -14,7 +15,7 @@ namespace shmtrain::train {
 struct EvalSettings {
   std::int64_t batch_size = 8;
   std::int64_t max_seq_length = 128;
-  bool pad_to_max_length = true;
+  data::Padding padding = data::Padding::kNone;
   std::int32_t pad_id = 0;
 };
 

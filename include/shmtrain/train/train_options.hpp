@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/data/collate.hpp"
 #include "shmtrain/optim/schedule.hpp"
 
 namespace shmtrain::train {
@@ -34,7 +36,11 @@ struct TrainOptions {
   std::filesystem::path train_file;
   std::filesystem::path validation_file;
   std::optional<std::int64_t> max_seq_length;  // unset: seq_length()'s task default
-  bool pad_to_max_length = true;
+  // How batches are laid out (data/collate.hpp); unset: packed, no padding. Hugging Face's
+  // pad_to_max_length, when given, asks for padding: true to max_seq_length, false to the
+  // batch's longest row.
+  std::optional<data::Padding> padding;
+  std::optional<bool> pad_to_max_length;
   std::optional<std::int64_t> max_train_samples;
   std::optional<std::int64_t> max_eval_samples;
   // Question answering (run_qa.py's options and defaults).
@@ -91,6 +97,16 @@ struct TrainOptions {
   // max_seq_length, or the default of the script the task comes from: run_qa.py's 384 for
   // question answering, run_glue.py's 128 otherwise.
   std::int64_t seq_length() const { return max_seq_length.value_or(question_answering() ? 384 : 128); }
+  // padding, or what pad_to_max_length asks for; throws InputError when the two disagree.
+  data::Padding batch_padding() const {
+    if (!pad_to_max_length) return padding.value_or(data::Padding::kNone);
+    const data::Padding asked = *pad_to_max_length ? data::Padding::kMaxLength : data::Padding::kLongest;
+    if (padding && *padding != asked) {
+      fail_input("padding = {} and pad_to_max_length = {} disagree; give one of them",
+                 data::padding_name(*padding), *pad_to_max_length);
+    }
+    return asked;
+  }
 };
 
 }  // namespace shmtrain::train
