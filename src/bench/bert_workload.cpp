@@ -1,6 +1,10 @@
 #include "shmtrain/bench/bert_workload.hpp"
 
+#include <algorithm>
+#include <charconv>
+#include <fstream>
 #include <random>
+#include <string_view>
 
 #include "shmtrain/common/error.hpp"
 
@@ -9,6 +13,13 @@ namespace shmtrain::bench {
 model::BertConfig bench_preset(const std::string& name) {
   model::BertConfig config;  // the defaults are bert-base-uncased's
   if (name == "base") return config;
+  if (name == "large") {
+    config.num_hidden_layers = 24;
+    config.hidden_size = 1024;
+    config.num_attention_heads = 16;
+    config.intermediate_size = 4096;
+    return config;
+  }
   if (name == "small") {
     config.num_hidden_layers = 4;
     config.hidden_size = 256;
@@ -24,8 +35,10 @@ model::BertConfig bench_preset(const std::string& name) {
     config.intermediate_size = 256;
     return config;
   }
-  fail_input("preset '{}' is unknown: use base (BERT-base), small (L4 H256) or tiny (L2 H64, for tests)",
-             name);
+  fail_input(
+      "preset '{}' is unknown: use base (BERT-base), large (BERT-large), small (L4 H256) or tiny (L2 H64, "
+      "for tests)",
+      name);
 }
 
 double step_flops(const model::BertConfig& config, std::int64_t batch, std::int64_t seq) {
@@ -54,6 +67,50 @@ data::Batch synthetic_batch(const model::BertConfig& config, std::int64_t batch,
   }
   for (std::int64_t i = 0; i < batch; ++i) out.labels.push_back(static_cast<std::int32_t>(label(rng)));
   return out;
+}
+
+std::vector<std::int32_t> read_lengths(const std::filesystem::path& file, std::int64_t max_length) {
+  std::ifstream in(file);
+  if (!in) fail_input("{}: cannot open the lengths file", file.string());
+  std::vector<std::int32_t> lengths;
+  std::string line;
+  for (std::int64_t number = 1; std::getline(in, line); ++number) {
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    std::int64_t value = 0;
+    const char* end = line.data() + line.size();
+    const auto [rest, error] = std::from_chars(line.data() + first, end, value);
+    if (error != std::errc() ||
+        std::string_view(rest, end).find_first_not_of(" \t\r") != std::string_view::npos || value < 1 ||
+        value > 1'000'000) {
+      fail_input("{}:{}: '{}' is not a sequence length (a whole number from 1)", file.string(), number, line);
+    }
+    lengths.push_back(static_cast<std::int32_t>(std::min(value, max_length)));
+  }
+  if (lengths.empty()) fail_input("{}: no lengths in the file", file.string());
+  return lengths;
+}
+
+data::Dataset synthetic_dataset(const model::BertConfig& config, const std::vector<std::int32_t>& lengths,
+                                std::uint64_t seed) {
+  data::Dataset dataset;
+  dataset.source = "the synthetic dataset";
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::int64_t> token(0, config.vocab_size - 2);
+  std::uniform_int_distribution<std::int64_t> label(0, config.num_labels() - 1);
+  for (const std::int32_t length : lengths) {
+    data::Example example;
+    for (std::int32_t t = 0; t < length; ++t) {
+      std::int64_t id = token(rng);
+      if (id >= config.pad_token_id) ++id;
+      example.input_ids.push_back(static_cast<std::int32_t>(id));
+      example.token_type_ids.push_back(t >= length / 2 ? 1 : 0);
+      example.attention_mask.push_back(1);
+    }
+    example.label = static_cast<std::int32_t>(label(rng));
+    dataset.examples.push_back(std::move(example));
+  }
+  return dataset;
 }
 
 }  // namespace shmtrain::bench

@@ -69,6 +69,49 @@ std::size_t count_disagreeing(comm::Communicator& communicator, std::span<const 
   return differ;
 }
 
+// This worker's micro-batch of step `step`: its share of the fixed synthetic batch, or of the
+// step's rows of the lengths file, laid out by options.padding.
+class StepBatches {
+ public:
+  StepBatches(const model::BertConfig& config, const TrainBenchOptions& options, std::int64_t batch, int rank,
+              int workers)
+      : config_(config), options_(options), batch_(batch), share_(batch / workers), rank_(rank) {
+    if (options.lengths.empty()) {
+      fixed_ = rows_of(synthetic_batch(config, batch, options.seq, kSeed), rank * share_, share_);
+      model::validate_batch(fixed_, config, "the synthetic batch");
+    } else {
+      dataset_ = synthetic_dataset(config, options.lengths, kSeed);
+    }
+  }
+
+  // The batch of step k, and the useful flops of the whole step (every worker's rows).
+  const data::Batch& at(std::int64_t k, double& flops) {
+    if (options_.lengths.empty()) {
+      flops = step_flops(config_, batch_, options_.seq);
+      return fixed_;
+    }
+    const auto n = static_cast<std::int64_t>(options_.lengths.size());
+    std::vector<std::int64_t> mine;
+    flops = 0;
+    for (std::int64_t i = 0; i < batch_; ++i) {
+      const std::int64_t row = (k * batch_ + i) % n;
+      flops += step_flops(config_, 1, options_.lengths[static_cast<std::size_t>(row)]);
+      if (i / share_ == rank_) mine.push_back(row);
+    }
+    current_ = data::collate(dataset_, mine, static_cast<std::size_t>(options_.seq), options_.padding,
+                             static_cast<std::int32_t>(config_.pad_token_id), data::Target::kClass);
+    model::validate_batch(current_, config_, "the synthetic batch");
+    return current_;
+  }
+
+ private:
+  const model::BertConfig& config_;
+  const TrainBenchOptions& options_;
+  std::int64_t batch_, share_, rank_;
+  data::Batch fixed_, current_;
+  data::Dataset dataset_;
+};
+
 train::EngineOptions engine_options(const TrainBenchOptions& options) {
   return train::EngineOptions{.adamw = {},
                               .shard_optimizer = options.shard_optimizer,
@@ -89,11 +132,9 @@ TrainBenchResult run_train_bench(comm::Communicator& communicator, const model::
   model::init_all_parameters(table, engine.params(), config, kSeed);
   engine.sync_parameters();
 
-  const std::int64_t share = batch / P;
-  const data::Batch mine = rows_of(synthetic_batch(config, batch, options.seq, kSeed), rank * share, share);
-  model::validate_batch(mine, config, "the synthetic batch");
-
+  StepBatches batches(config, options, batch, rank, P);
   std::vector<float> step_s, forward, backward, exchange, optimizer, losses;
+  double timed_flops = 0;
   bool sane = true;
   communicator.barrier();
   for (int s = 0; s < options.warmup + options.steps; ++s) {
@@ -101,12 +142,15 @@ TrainBenchResult run_train_bench(comm::Communicator& communicator, const model::
                                      .seed = kSeed,
                                      .rank = static_cast<std::uint64_t>(rank),
                                      .step = static_cast<std::uint64_t>(s)};
+    double flops = 0;
+    const data::Batch& mine = batches.at(s, flops);
     const auto start = Clock::now();
     const train::StepResult step = engine.step({&mine, 1}, {&context, 1}, kLearningRate, kMaxGradNorm);
     const double took = std::chrono::duration<double>(Clock::now() - start).count();
     sane = sane && std::isfinite(step.loss) && std::isfinite(step.grad_norm) && step.grad_norm > 0;
     losses.push_back(static_cast<float>(step.loss));
     if (s < options.warmup) continue;
+    timed_flops += flops;
     step_s.push_back(static_cast<float>(took));
     forward.push_back(static_cast<float>(step.times.forward));
     backward.push_back(static_cast<float>(step.times.backward));
@@ -130,6 +174,13 @@ TrainBenchResult run_train_bench(comm::Communicator& communicator, const model::
   if (options.steps > 0) {
     result.step_s = median(step_s);
     result.samples_per_s = static_cast<double>(batch) / result.step_s;
+    result.useful_flops = timed_flops / options.steps;
+    if (!options.lengths.empty()) {
+      // Steps differ in their tokens: the rate is the timed samples over the timed seconds.
+      double total = 0;
+      for (const float s : step_s) total += s;
+      result.samples_per_s = static_cast<double>(batch) * options.steps / total;
+    }
     result.forward_s = median(forward);
     result.backward_s = median(backward);
     result.exchange_s = median(exchange);

@@ -20,36 +20,50 @@ constexpr double kSpeedupGoal = 1.0;           // Pxpart / 1xall
 constexpr double kEfficiencyGoal = 0.95;       // Pxpart / (P x 1xpart)
 constexpr double kExposedExchangeGoal = 0.05;  // of the P-worker step, on BERT-base
 
+double mean_length(const std::vector<std::int32_t>& lengths) {
+  double sum = 0;
+  for (const std::int32_t l : lengths) sum += l;
+  return lengths.empty() ? 0.0 : sum / static_cast<double>(lengths.size());
+}
+
 void print_header(const model::BertConfig& config, const std::string& preset,
                   const TrainBenchOptions& options, std::FILE* out) {
   const model::ParamTable table = model::ParamTable::for_sequence_classification(config);
   fmt::print(
       out,
-      "\npreset {} (L{} H{} A{} I{}, {:.1f}M parameters): global batch {} x seq {}, {} timed step(s) after "
+      "\npreset {} (L{} H{} A{} I{}, {:.1f}M parameters): global batch {} x seq {}{}, {} timed step(s) after "
       "{} warm-up, {}{}, {} optimizer, {}\n",
       preset, config.num_hidden_layers, config.hidden_size, config.num_attention_heads,
       config.intermediate_size, static_cast<double>(table.count()) * 1e-6, options.global_batch, options.seq,
+      options.lengths.empty() ? std::string()
+                              : fmt::format(" (real lengths: {} rows, mean {:.1f})", options.lengths.size(),
+                                            mean_length(options.lengths)),
       options.steps, options.warmup, options.bf16 ? "bf16" : "fp32",
-      options.bf16_grads ? " (bf16 gradients exchanged)" : "", options.shard_optimizer ? "sharded" : "replicated",
+      options.bf16_grads ? " (bf16 gradients exchanged)" : "",
+      options.shard_optimizer ? "sharded" : "replicated",
       options.shard_optimizer || !options.overlap_exchange ? "exchange after backward"
-                                                             : "exchange overlapped with backward");
-  fmt::print(out, "{:<26} {:>7} {:>7} {:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8}\n",
+                                                           : "exchange overlapped with backward");
+  fmt::print(out, "{:<40} {:>7} {:>7} {:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8}\n",
              "configuration", "workers", "threads", "batch", "samples/s", "step s", "fwd s", "bwd s",
              "exch s", "optim s", "GFLOP/s", "loss", "verified");
   std::fflush(out);
 }
 
-double gflops(const model::BertConfig& config, const TrainBenchOptions& options, const TrainBenchResult& r) {
-  return r.step_s > 0 ? step_flops(config, r.batch, options.seq) / r.step_s * 1e-9 : 0.0;
+// The rate of useful work: the flops of the real tokens (padding not counted) per second.
+double gflops(const TrainBenchResult& r) {
+  return r.samples_per_s > 0 ? r.useful_flops * r.samples_per_s / static_cast<double>(r.batch) * 1e-9 : 0.0;
 }
 
-void print_row(const TrainBenchConfiguration& c, const model::BertConfig& config, const std::string& preset,
-               const TrainBenchOptions& options, const TrainBenchResult& r, bool json, std::FILE* out) {
+void print_row(const TrainBenchConfiguration& c, const std::string& preset, const TrainBenchOptions& options,
+               const TrainBenchResult& r, bool json, std::FILE* out) {
+  const std::string label = options.lengths.empty()
+                                ? c.label
+                                : fmt::format("{}, pad {}", c.label, data::padding_name(options.padding));
   if (json) {
     const nlohmann::ordered_json row = {{"kind", "row"},
                                         {"preset", preset},
                                         {"config", c.id},
-                                        {"label", c.label},
+                                        {"label", label},
                                         {"workers", r.workers},
                                         {"threads_per_worker", r.threads},
                                         {"batch", r.batch},
@@ -60,13 +74,15 @@ void print_row(const TrainBenchConfiguration& c, const model::BertConfig& config
                                         {"overlap_exchange", options.overlap_exchange},
                                         {"bf16", options.bf16},
                                         {"ddp_bf16_grads", options.bf16_grads},
+                                        {"lengths", options.lengths.size()},
+                                        {"padding", data::padding_name(options.padding)},
                                         {"samples_per_s", r.samples_per_s},
                                         {"step_s", r.step_s},
                                         {"forward_s", r.forward_s},
                                         {"backward_s", r.backward_s},
                                         {"exchange_s", r.exchange_s},
                                         {"optimizer_s", r.optimizer_s},
-                                        {"gflops", gflops(config, options, r)},
+                                        {"gflops", gflops(r)},
                                         {"first_loss", r.first_loss},
                                         {"last_loss", r.last_loss},
                                         {"verified", r.verified},
@@ -74,11 +90,10 @@ void print_row(const TrainBenchConfiguration& c, const model::BertConfig& config
     fmt::print(out, "{}\n", row.dump());
   } else {
     fmt::print(out,
-               "{:<26} {:>7} {:>7} {:>5} {:>9.2f} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>7.1f} "
+               "{:<40} {:>7} {:>7} {:>5} {:>9.2f} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>7.1f} "
                "{:>8.4f} {:>8}\n",
-               c.label, r.workers, r.threads, r.batch, r.samples_per_s, r.step_s, r.forward_s, r.backward_s,
-               r.exchange_s, r.optimizer_s, gflops(config, options, r), r.last_loss,
-               r.verified ? "yes" : "NO");
+               label, r.workers, r.threads, r.batch, r.samples_per_s, r.step_s, r.forward_s, r.backward_s,
+               r.exchange_s, r.optimizer_s, gflops(r), r.last_loss, r.verified ? "yes" : "NO");
   }
   std::fflush(out);
 }
@@ -119,6 +134,33 @@ void print_ratios(const std::map<std::string, TrainBenchResult>& rows, int P, co
   std::fflush(out);
 }
 
+// With real lengths, each configuration under each layout, and how much packing gains.
+void print_padding_ratios(const std::map<std::string, std::map<data::Padding, TrainBenchResult>>& rows,
+                          const TrainBenchPlan& plan, const std::string& preset, bool json, std::FILE* out) {
+  for (const TrainBenchConfiguration& c : plan.configurations) {
+    const auto& by_padding = rows.at(c.id);
+    const auto rate = [&](data::Padding p) {
+      const auto it = by_padding.find(p);
+      return it == by_padding.end() ? 0.0 : it->second.samples_per_s;
+    };
+    const double packed = rate(data::Padding::kNone), longest = rate(data::Padding::kLongest),
+                 max_length = rate(data::Padding::kMaxLength);
+    if (packed <= 0 || longest <= 0 || max_length <= 0) continue;
+    if (json) {
+      const nlohmann::ordered_json ratios = {{"kind", "padding_ratios"},
+                                             {"preset", preset},
+                                             {"config", c.id},
+                                             {"packed_vs_max_length", packed / max_length},
+                                             {"packed_vs_longest", packed / longest}};
+      fmt::print(out, "{}\n", ratios.dump());
+    } else {
+      fmt::print(out, "{}: packed {:.3f}x padded to max_length, {:.3f}x padded to the batch's longest\n",
+                 c.label, packed / max_length, packed / longest);
+    }
+  }
+  std::fflush(out);
+}
+
 }  // namespace
 
 bool report_train_bench(const topo::Topology& topology, const TrainBenchPlan& bench_plan,
@@ -128,14 +170,25 @@ bool report_train_bench(const topo::Topology& topology, const TrainBenchPlan& be
   model::validate_batch(synthetic_batch(config, 1, options.seq, 0), config,
                         fmt::format("--seq {}", options.seq));
   if (!json) print_header(config, preset, options, out);
-  std::map<std::string, TrainBenchResult> rows;
+  const std::vector<data::Padding> paddings =
+      options.lengths.empty() ? std::vector<data::Padding>{options.padding}
+                              : std::vector<data::Padding>{data::Padding::kMaxLength, data::Padding::kLongest,
+                                                           data::Padding::kNone};
+  std::map<std::string, TrainBenchResult> rows;  // the packed layout's, or the only one's
+  std::map<std::string, std::map<data::Padding, TrainBenchResult>> by_padding;
   bool verified = true;
   for (const TrainBenchConfiguration& configuration : bench_plan.configurations) {
-    const TrainBenchResult result = measure_configuration(topology, configuration, config, options);
-    print_row(configuration, config, preset, options, result, json, out);
-    rows[configuration.id] = result;
-    verified = verified && result.verified;
+    for (const data::Padding padding : paddings) {
+      TrainBenchOptions run = options;
+      run.padding = padding;
+      const TrainBenchResult result = measure_configuration(topology, configuration, config, run);
+      print_row(configuration, preset, run, result, json, out);
+      by_padding[configuration.id][padding] = result;
+      rows[configuration.id] = result;
+      verified = verified && result.verified;
+    }
   }
+  if (!options.lengths.empty()) print_padding_ratios(by_padding, bench_plan, preset, json, out);
   print_ratios(rows, bench_plan.workers, preset, json, out);
   return verified;
 }

@@ -12,11 +12,12 @@
 #include <fmt/format.h>
 
 #include "shmtrain/bench/allreduce_bench.hpp"
+#include "shmtrain/bench/bert_workload.hpp"
 #include "shmtrain/bench/train_bench.hpp"
-#include "shmtrain/common/error.hpp"
 #include "shmtrain/cli/commands.hpp"
 #include "shmtrain/cli/multi_node_flags.hpp"
 #include "shmtrain/cli/placement_flags.hpp"
+#include "shmtrain/common/error.hpp"
 #include "shmtrain/launch/launcher.hpp"
 #include "shmtrain/launch/mpi_job.hpp"
 #include "shmtrain/tensor/blas_runtime.hpp"
@@ -96,10 +97,15 @@ struct BenchTrainFlags {
   std::string preset = "both";
   std::vector<std::string> configs;
   bench::TrainBenchOptions options;
+  std::string lengths_file;
+  std::string padding = "max_length";
   bool json = false;
 };
 
-int run_bench_train(const BenchTrainFlags& flags) {
+int run_bench_train(BenchTrainFlags flags) {
+  if (!flags.lengths_file.empty())
+    flags.options.lengths = bench::read_lengths(flags.lengths_file, flags.options.seq);
+  flags.options.padding = data::parse_padding(flags.padding, "--padding");
   if (flags.options.steps < 1) fail_input("--steps must be >= 1, not {}", flags.options.steps);
   if (flags.options.warmup < 0) fail_input("--warmup must be >= 0, not {}", flags.options.warmup);
   if (flags.options.bf16 && !tensor::bf16_gemm_available()) {
@@ -149,12 +155,23 @@ Command add_bench_command(CLI::App& app) {
   CLI::App* train = sub->add_subcommand(
       "train", "Training samples/s of P workers vs 1 worker on all cores, on cores/P and on 1 core, verified");
   add_placement_flags(*train, train_flags->placement);
-  train->add_option("--preset", train_flags->preset,
-                    "Model: base (BERT-base), small (L4 H256), both, or tiny (L2 H64, for tests)")
+  train
+      ->add_option("--preset", train_flags->preset,
+                   "Model: base (BERT-base), large (BERT-large), small (L4 H256), both (base and small), or "
+                   "tiny (L2 H64, "
+                   "for tests)")
       ->capture_default_str();
   train->add_option("--batch", train_flags->options.global_batch, "Global batch: sequences per step, all workers")
       ->capture_default_str();
   train->add_option("--seq", train_flags->options.seq, "Sequence length")->capture_default_str();
+  train->add_option(
+      "--lengths", train_flags->lengths_file,
+      "Real sequence lengths, one per line (capped at --seq): each configuration runs padded to "
+      "--seq, padded to each batch's longest row and packed, side by side");
+  train
+      ->add_option("--padding", train_flags->padding,
+                   "Without --lengths: the layout of the full-length batches (max_length, longest, none)")
+      ->capture_default_str();
   train->add_option("--steps", train_flags->options.steps, "Timed steps per configuration")->capture_default_str();
   train->add_option("--warmup", train_flags->options.warmup, "Untimed steps first")->capture_default_str();
   train->add_flag("--shard_optimizer", train_flags->options.shard_optimizer,

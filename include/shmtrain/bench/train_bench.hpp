@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "shmtrain/comm/communicator.hpp"
+#include "shmtrain/data/collate.hpp"
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/topo/placement.hpp"
 #include "shmtrain/topo/topology.hpp"
@@ -34,6 +35,11 @@ struct TrainBenchOptions {
   bool overlap_exchange = true;  // false: one all-reduce after backward instead of buckets during it
   bool bf16 = false;             // as `train --bf16`
   bool bf16_grads = false;       // as `train --ddp_bf16_grads`
+  // Real sequence lengths (read_lengths): step k trains on rows [k * batch, (k + 1) * batch)
+  // of the file (wrapping), each worker on its consecutive share, as the PyTorch peer
+  // (torch_bert.py --lengths) does; laid out by `padding`. Empty: every row is `seq` long.
+  std::vector<std::int32_t> lengths;
+  data::Padding padding = data::Padding::kMaxLength;
 };
 
 // Medians over the timed steps. A step's time is the slowest worker's (the step ends in a
@@ -49,6 +55,7 @@ struct TrainBenchResult {
   double backward_s = 0;
   double exchange_s = 0;   // exposed: what the step waited for the exchange
   double optimizer_s = 0;  // clipping, AdamW (and, sharded, the parameters' all-gather)
+  double useful_flops = 0;  // step_flops over the real tokens of a timed step, averaged
   double first_loss = 0;
   double last_loss = 0;
   // Every loss and gradient norm finite (norm > 0), losses identical on every worker, and the
