@@ -105,6 +105,9 @@ std::vector<OptionSpec> make_table() {
       option("seed", &TrainOptions::seed, optim, "seed of initialisation, shuffling and dropout",
              non_negative),
       option("shuffle", &TrainOptions::shuffle, optim, "shuffle the training data each epoch"),
+      option("group_by_length", &TrainOptions::group_by_length, optim,
+             "batch rows of similar length together (Hugging Face's LengthGroupedSampler: mega-batches of 50 "
+             "batches sorted by length, longest first), still shuffled per epoch"),
 
       option("logging_steps", &TrainOptions::logging_steps, log,
              "log loss and learning rate to metrics.jsonl every N steps", at_least_one),

@@ -132,6 +132,7 @@ Batch collate(const Dataset& dataset, std::span<const std::int64_t> indices, std
   } else {
     pad(batch, dataset, indices, pad_id);
   }
+  batch.row_ids.assign(indices.begin(), indices.end());
   for (const std::int64_t index : indices)
     add_target(batch, dataset.examples[static_cast<std::size_t>(index)], target);
   return batch;

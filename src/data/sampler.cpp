@@ -2,6 +2,7 @@
 // of our own so the order is the same on every platform.
 #include "shmtrain/data/sampler.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include <fmt/format.h>
@@ -35,6 +36,29 @@ class SplitMix64 {
   std::uint64_t state_;
 };
 
+void check_shard(int rank, int world_size, const char* caller) {
+  if (world_size < 1 || rank < 0 || rank >= world_size) {
+    throw Error(
+        fmt::format("{}: rank {} world_size {}: need 0 <= rank < world_size", caller, rank, world_size));
+  }
+}
+
+// DistributedSampler's shard of `order`, padded by repeating from the start to a multiple of
+// world_size: rank r takes positions r, r + world_size, ...
+std::vector<std::int64_t> shard(const std::vector<std::int64_t>& order, int rank, int world_size) {
+  const auto n = static_cast<std::int64_t>(order.size());
+  if (n == 0) return {};
+  const std::int64_t per_rank = (n + world_size - 1) / world_size;
+  std::vector<std::int64_t> mine;
+  mine.reserve(static_cast<std::size_t>(per_rank));
+  // Position p of the padded list is order[p mod n]: padding repeats from the start.
+  for (std::int64_t k = 0; k < per_rank; ++k) {
+    const std::int64_t position = rank + k * world_size;
+    mine.push_back(order[static_cast<std::size_t>(position % n)]);
+  }
+  return mine;
+}
+
 }  // namespace
 
 std::vector<std::int64_t> random_permutation(std::int64_t n, std::uint64_t seed) {
@@ -50,13 +74,8 @@ std::vector<std::int64_t> random_permutation(std::int64_t n, std::uint64_t seed)
 
 std::vector<std::int64_t> epoch_indices(std::int64_t dataset_size, bool shuffle, std::uint64_t seed,
                                         std::int64_t epoch, int rank, int world_size) {
-  if (dataset_size < 0 || world_size < 1 || rank < 0 || rank >= world_size) {
-    throw Error(
-        fmt::format("epoch_indices: dataset_size {} rank {} world_size {}: need dataset_size >= 0 and "
-                    "0 <= rank < world_size",
-                    dataset_size, rank, world_size));
-  }
-  if (dataset_size == 0) return {};
+  if (dataset_size < 0) throw Error(fmt::format("epoch_indices: dataset_size {} is negative", dataset_size));
+  check_shard(rank, world_size, "epoch_indices");
   std::vector<std::int64_t> order;
   if (shuffle) {
     order = random_permutation(dataset_size, seed + static_cast<std::uint64_t>(epoch));
@@ -64,15 +83,34 @@ std::vector<std::int64_t> epoch_indices(std::int64_t dataset_size, bool shuffle,
     order.resize(static_cast<std::size_t>(dataset_size));
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int64_t>(i);
   }
-  const std::int64_t per_rank = (dataset_size + world_size - 1) / world_size;
-  std::vector<std::int64_t> mine;
-  mine.reserve(static_cast<std::size_t>(per_rank));
-  // Position p of the padded list is order[p mod n]: padding repeats from the start.
-  for (std::int64_t k = 0; k < per_rank; ++k) {
-    const std::int64_t position = rank + k * world_size;
-    mine.push_back(order[static_cast<std::size_t>(position % dataset_size)]);
+  return shard(order, rank, world_size);
+}
+
+std::vector<std::int64_t> length_grouped_indices(const std::vector<std::int64_t>& lengths,
+                                                 std::int64_t batch_size, std::uint64_t seed,
+                                                 std::int64_t epoch, int rank, int world_size) {
+  if (batch_size < 1)
+    throw Error(fmt::format("length_grouped_indices: batch_size {} is below 1", batch_size));
+  check_shard(rank, world_size, "length_grouped_indices");
+  const auto n = static_cast<std::int64_t>(lengths.size());
+  std::vector<std::int64_t> order = random_permutation(n, seed + static_cast<std::uint64_t>(epoch));
+  const std::int64_t mega_batch =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(n / (4 * batch_size), 50)) * batch_size;
+  std::int64_t longest_mega_batch = 0;
+  for (std::int64_t first = 0; first < n; first += mega_batch) {
+    const auto begin = order.begin() + first;
+    const auto end = order.begin() + std::min(n, first + mega_batch);
+    std::stable_sort(begin, end, [&](std::int64_t a, std::int64_t b) {
+      return lengths[static_cast<std::size_t>(a)] > lengths[static_cast<std::size_t>(b)];
+    });
+    // The first mega-batch whose head is the longest (argmax takes the first of equals).
+    if (lengths[static_cast<std::size_t>(*begin)] >
+        lengths[static_cast<std::size_t>(order[static_cast<std::size_t>(longest_mega_batch)])]) {
+      longest_mega_batch = first;
+    }
   }
-  return mine;
+  if (n > 0) std::swap(order[0], order[static_cast<std::size_t>(longest_mega_batch)]);
+  return shard(order, rank, world_size);
 }
 
 }  // namespace shmtrain::data

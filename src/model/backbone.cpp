@@ -66,17 +66,20 @@ void Backbone::set_bf16_weights(std::span<const tensor::bf16> weights16) {
 }
 
 LayerDropout Backbone::layer_dropout(std::int64_t layer) const {
-  if (!context_.train) return {};
-  auto key = [&](int k) {
-    return tensor::dropout_key(context_.seed, context_.rank, context_.step, layer_site(layer, k));
-  };
-  const auto hidden_p = static_cast<float>(config_.hidden_dropout_prob);
-  return {.hidden_p = hidden_p,
-          .attention_p = static_cast<float>(config_.attention_probs_dropout_prob),
-          .attention_output_p = architecture_of(config_).attention_output_dropout ? hidden_p : 0.0f,
-          .attention = key(0),
-          .attention_output = key(1),
-          .output = key(2)};
+  LayerDropout drop;
+  drop.rows = &*row_dropout_;
+  if (!context_.train) return drop;
+  drop.hidden_p = static_cast<float>(config_.hidden_dropout_prob);
+  drop.attention_p = static_cast<float>(config_.attention_probs_dropout_prob);
+  drop.attention_output_p = architecture_of(config_).attention_output_dropout ? drop.hidden_p : 0.0f;
+  drop.attention_output_site = layer_site(layer, 1);
+  drop.output_site = layer_site(layer, 2);
+  if (drop.attention_p > 0.0f) drop.attention_keys = row_dropout_->keys(layer_site(layer, 0));
+  return drop;
+}
+
+float Backbone::embedding_dropout_p() const {
+  return context_.train ? static_cast<float>(config_.hidden_dropout_prob) : 0.0f;
 }
 
 LayerDims Backbone::dims() const {
@@ -143,9 +146,8 @@ const float* Backbone::forward(const data::Batch& batch, const StepContext& cont
   tensor::layernorm_forward(emb_out_.data(), emb_mean_.data(), emb_rstd_.data(), emb_sum_.data(),
                             param("embeddings.LayerNorm.weight"), param("embeddings.LayerNorm.bias"), n, h,
                             static_cast<float>(config_.layer_norm_eps));
-  const float hidden_p = context.train ? static_cast<float>(config_.hidden_dropout_prob) : 0.0f;
-  tensor::dropout_forward(emb_out_.data(), emb_out_.data(), n * h, hidden_p,
-                          tensor::dropout_key(context.seed, context.rank, context.step, kEmbeddingSite));
+  row_dropout_.emplace(batch, context);
+  row_dropout_->forward(emb_out_.data(), emb_out_.data(), h, embedding_dropout_p(), kEmbeddingSite, nullptr);
 
   const float* x = emb_out_.data();
   for (std::int64_t l = 0; l < config_.num_hidden_layers; ++l) {
@@ -174,9 +176,7 @@ void Backbone::backward(const GradientsFinal& done) {
     done_from(layer_begin_[l]);
   }
 
-  const float hidden_p = context_.train ? static_cast<float>(config_.hidden_dropout_prob) : 0.0f;
-  tensor::dropout_backward(dy, dy, n * h, hidden_p,
-                           tensor::dropout_key(context_.seed, context_.rank, context_.step, kEmbeddingSite));
+  row_dropout_->backward_redraw(dy, dy, h, embedding_dropout_p(), kEmbeddingSite);
   tensor::layernorm_backward(dx, grad("embeddings.LayerNorm.weight"), grad("embeddings.LayerNorm.bias"), dy,
                              emb_sum_.data(), param("embeddings.LayerNorm.weight"), emb_mean_.data(),
                              emb_rstd_.data(), n, h);

@@ -4,6 +4,7 @@
 // DistilBERT (DistilBertModel): the same without token types, and its layers have no dropout
 // after the attention's output dense. Dropout sites: 0 the embeddings, 1 + 3l + k layer l.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/model/encoder_layer.hpp"
 #include "shmtrain/model/param_table.hpp"
+#include "shmtrain/model/row_dropout.hpp"
 #include "shmtrain/model/step_context.hpp"
 #include "shmtrain/tensor/bf16.hpp"
 
@@ -49,6 +51,7 @@ class Backbone {
  private:
   LayerParams layer_params(std::span<float> arena, std::int64_t layer) const;
   LayerDropout layer_dropout(std::int64_t layer) const;
+  float embedding_dropout_p() const;
   LayerDims dims() const;
   const float* param(const std::string& suffix) const;
   float* grad(const std::string& suffix) const;
@@ -68,6 +71,7 @@ class Backbone {
   // The last forward's inputs and activations.
   const data::Batch* batch_ = nullptr;
   StepContext context_;
+  std::optional<RowDropout> row_dropout_;  // over batch_
   std::int64_t batch_size_ = 0;
   std::int64_t seq_ = 0;
   std::int64_t tokens_ = 0;

@@ -1,6 +1,7 @@
 #include "shmtrain/model/batch_validation.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "shmtrain/common/error.hpp"
 
@@ -10,6 +11,9 @@ namespace {
 // The layout's own sizes: padded B x T cells, or packed offsets that cover the tokens.
 void validate_layout(const data::Batch& rows, const std::string& source) {
   if (rows.batch <= 0 || rows.seq <= 0) fail_input("{}: empty batch ({} x {})", source, rows.batch, rows.seq);
+  if (!rows.row_ids.empty() && rows.row_ids.size() != static_cast<std::size_t>(rows.batch)) {
+    fail_input("{}: {} row ids for {} rows", source, rows.row_ids.size(), rows.batch);
+  }
   if (!rows.packed()) {
     const auto n = static_cast<std::size_t>(rows.batch * rows.seq);
     if (rows.input_ids.size() != n || rows.token_type_ids.size() != n || rows.attention_mask.size() != n) {
@@ -45,8 +49,11 @@ std::int64_t row_of(const data::Batch& rows, std::size_t token) {
 
 void validate_batch(const data::Batch& rows, const BertConfig& c, const std::string& source) {
   validate_layout(rows, source);
-  const auto& [batch, seq, input_ids, token_type_ids, attention_mask, labels, targets, start_positions,
-               end_positions, offsets] = rows;
+  const std::int64_t batch = rows.batch;
+  const std::int64_t seq = rows.seq;
+  const auto& [input_ids, token_type_ids, labels, targets, start_positions, end_positions] =
+      std::tie(rows.input_ids, rows.token_type_ids, rows.labels, rows.targets, rows.start_positions,
+               rows.end_positions);
   const auto n = static_cast<std::size_t>(rows.tokens());
   if (seq > c.max_position_embeddings) {
     fail_input("{}: sequence length {} is above max_position_embeddings {}", source, seq,

@@ -6,7 +6,7 @@
 #include "architectures/architecture.hpp"
 #include "backbone.hpp"
 #include "fit.hpp"
-#include "shmtrain/tensor/dropout.hpp"
+#include "shmtrain/model/row_dropout.hpp"
 #include "shmtrain/tensor/linear.hpp"
 #include "shmtrain/tensor/loss.hpp"
 #include "shmtrain/tensor/relu.hpp"
@@ -53,9 +53,9 @@ float ClassificationHead::forward(const float* hidden, const data::Batch& batch,
   } else {
     tensor::tanh_forward(pooled_.data(), pooled_pre_.data(), b_size * h);
   }
-  tensor::dropout_forward(pooled_dropped_.data(), pooled_.data(), b_size * h, dropout_p(),
-                          tensor::dropout_key(context.seed, context.rank, context.step,
-                                              layer_site(config_.num_hidden_layers, 0)));
+  RowDropout(batch, context)
+      .forward(pooled_dropped_.data(), pooled_.data(), h, dropout_p(),
+               layer_site(config_.num_hidden_layers, 0), nullptr, RowUnit::kOnePerRow);
   tensor::linear_forward(logits_.data(), pooled_dropped_.data(), classifier_w_, classifier_b_, b_size, h,
                          labels);
 
@@ -82,9 +82,9 @@ void ClassificationHead::backward(float* dhidden, float loss_scale) {
   }
   tensor::linear_backward(dpooled_.data(), d_classifier_w_, d_classifier_b_, dlogits.data(),
                           pooled_dropped_.data(), classifier_w_, b_size, h, labels);
-  tensor::dropout_backward(dpooled_.data(), dpooled_.data(), b_size * h, dropout_p(),
-                           tensor::dropout_key(context_.seed, context_.rank, context_.step,
-                                               layer_site(config_.num_hidden_layers, 0)));
+  RowDropout(batch, context_)
+      .backward_redraw(dpooled_.data(), dpooled_.data(), h, dropout_p(),
+                       layer_site(config_.num_hidden_layers, 0), RowUnit::kOnePerRow);
   if (relu_) {
     tensor::relu_backward(dpooled_.data(), dpooled_.data(), pooled_.data(), b_size * h);
   } else {

@@ -10,10 +10,10 @@
 namespace shmtrain::model {
 namespace {
 
-// out = dropout(out) + residual, in place; the mask goes to `mask`.
-void dropout_add(float* out, const float* residual, std::int64_t n, float p, tensor::DropoutKey key,
-                 std::uint16_t* mask) {
-  tensor::dropout_forward(out, out, n, p, key, 0, mask);
+// out = dropout(out) + residual, in place, over (N, width) rows; the mask goes to `mask`.
+void dropout_add(float* out, const float* residual, std::int64_t n, std::int64_t width, float p,
+                 const RowDropout& rows, std::uint64_t site, std::uint16_t* mask) {
+  rows.forward(out, out, width, p, site, mask);
   tensor::parallel_blocks(n, 16384, [&](std::int64_t i0, std::int64_t i1) {
     for (std::int64_t i = i0; i < i1; ++i) out[i] += residual[i];
   });
@@ -36,7 +36,7 @@ void forward_tail(LayerCache& c, const float* x, const LayerParams& w, const Lay
                   const LayerDropout& drop, Inter* inter_act) {
   const std::int64_t n = d.tokens();
   const std::int64_t h = d.hidden;
-  dropout_add(c.res1.data(), x, n * h, drop.attention_output_p, drop.attention_output,
+  dropout_add(c.res1.data(), x, n * h, h, drop.attention_output_p, *drop.rows, drop.attention_output_site,
               c.attention_output_dropout_mask.data());
   tensor::layernorm_forward(c.ln1_out.data(), c.ln1_mean.data(), c.ln1_rstd.data(), c.res1.data(), w.ln1_w,
                             w.ln1_b, n, h, d.layer_norm_eps);
@@ -53,7 +53,7 @@ void forward_tail(LayerCache& c, const float* x, const LayerParams& w, const Lay
   } else {
     tensor::linear_forward(c.res2.data(), inter_act, w.out_w, w.out_b, n, d.intermediate, h);
   }
-  dropout_add(c.res2.data(), c.ln1_out.data(), n * h, drop.hidden_p, drop.output,
+  dropout_add(c.res2.data(), c.ln1_out.data(), n * h, h, drop.hidden_p, *drop.rows, drop.output_site,
               c.output_dropout_mask.data());
   tensor::layernorm_forward(c.ln2_out.data(), c.ln2_mean.data(), c.ln2_rstd.data(), c.res2.data(), w.ln2_w,
                             w.ln2_b, n, h, d.layer_norm_eps);
@@ -78,7 +78,7 @@ void LayerCache::resize(const LayerDims& d, bool use_bf16) {
   fit(inter_act16, b16 * n * d.intermediate);
   fit(attention_dropout_mask, tensor::attention_dropout_mask_words(attention_shape(d)));
   for (auto* v : {&attention_output_dropout_mask, &output_dropout_mask})
-    fit(*v, tensor::dropout_mask_words(n * h));
+    fit(*v, tensor::dropout_mask_words(n * h) + d.batch);  // each row's mask starts on a word
 }
 
 void LayerScratch::resize(const LayerDims& d, bool use_bf16) {
@@ -99,7 +99,7 @@ void encoder_layer_forward(LayerCache& c, const float* x, const float* mask_add,
                            const LayerDims& d, const LayerDropout& drop) {
   const std::int64_t n = d.tokens();
   const std::int64_t h = d.hidden;
-  const tensor::AttentionDropout attention_drop{drop.attention_p, drop.attention};
+  const tensor::AttentionDropout attention_drop{drop.attention_p, {}, drop.attention_keys.data()};
   if (w.uses_bf16()) {
     tensor::convert_to_bf16(c.x16.data(), x, n * h);
     tensor::linear_forward(c.qkv16.data(), c.x16.data(), w.weights16.qkv_w, w.qkv_b, n, h, 3 * h);
@@ -156,7 +156,7 @@ void backward(float* dx, float* dy, const LayerCache& c, const BackwardOperands<
   tensor::layernorm_backward(d_res2, g.ln2_w, g.ln2_b, dy, c.res2.data(), w.ln2_w, c.ln2_mean.data(),
                              c.ln2_rstd.data(), n, h);
   // res2 = dropout(out_dense) + ln1_out: d_res2 flows to both.
-  tensor::dropout_backward(o.d_dense_in, d_res2, n * h, drop.hidden_p, c.output_dropout_mask.data());
+  drop.rows->backward(o.d_dense_in, d_res2, h, drop.hidden_p, c.output_dropout_mask.data());
   tensor::linear_backward(s.d_inter.data(), g.out_w, g.out_b, o.d_dense_in, o.inter_act, o.out_w, n,
                           d.intermediate, h);
   tensor::gelu_backward(o.d_inter, s.d_inter.data(), c.inter_pre.data(), n * d.intermediate);
@@ -168,12 +168,13 @@ void backward(float* dx, float* dy, const LayerCache& c, const BackwardOperands<
   tensor::layernorm_backward(d_res1, g.ln1_w, g.ln1_b, d_ln1_out, c.res1.data(), w.ln1_w, c.ln1_mean.data(),
                              c.ln1_rstd.data(), n, h);
   // res1 = dropout(attn_out_dense) + x: d_res1 flows to both.
-  tensor::dropout_backward(o.d_dense_in, d_res1, n * h, drop.attention_output_p,
-                           c.attention_output_dropout_mask.data());
+  drop.rows->backward(o.d_dense_in, d_res1, h, drop.attention_output_p,
+                      c.attention_output_dropout_mask.data());
   tensor::linear_backward(o.d_context, g.attn_out_w, g.attn_out_b, o.d_dense_in, o.ctx, o.attn_out_w, n, h,
                           h);
   tensor::attention_backward(o.d_qkv, o.d_context, o.qkv, c.probs.data(), attention_shape(d),
-                             {drop.attention_p, drop.attention}, c.attention_dropout_mask.data());
+                             {drop.attention_p, {}, drop.attention_keys.data()},
+                             c.attention_dropout_mask.data());
   tensor::linear_backward(dx, g.qkv_w, g.qkv_b, o.d_qkv, o.x, o.qkv_w, n, h, 3 * h);
   add_into(dx, d_res1, n * h);
 }

@@ -5,7 +5,7 @@
 #include "architectures/architecture.hpp"
 #include "backbone.hpp"
 #include "fit.hpp"
-#include "shmtrain/tensor/dropout.hpp"
+#include "shmtrain/model/row_dropout.hpp"
 #include "shmtrain/tensor/linear.hpp"
 #include "shmtrain/tensor/loss.hpp"
 
@@ -37,9 +37,8 @@ float QaHead::forward(const float* hidden, const data::Batch& batch, const StepC
   input_ = hidden;
   if (dropout_p() > 0.0f) {
     fit(dropped_, n * h);
-    tensor::dropout_forward(dropped_.data(), hidden, n * h, dropout_p(),
-                            tensor::dropout_key(context.seed, context.rank, context.step,
-                                                layer_site(config_.num_hidden_layers, 0)));
+    RowDropout(batch, context)
+        .forward(dropped_.data(), hidden, h, dropout_p(), layer_site(config_.num_hidden_layers, 0), nullptr);
     input_ = dropped_.data();
   }
   tensor::linear_forward(logits_.data(), input_, weight_, bias_, n, h, 2);
@@ -100,9 +99,8 @@ void QaHead::backward(float* dhidden, float loss_scale) {
   }
   tensor::linear_backward(dhidden, d_weight_, d_bias_, dlogits_.data(), input_, weight_, n, h, 2);
   if (dropout_p() > 0.0f) {
-    tensor::dropout_backward(dhidden, dhidden, n * h, dropout_p(),
-                             tensor::dropout_key(context_.seed, context_.rank, context_.step,
-                                                 layer_site(config_.num_hidden_layers, 0)));
+    RowDropout(*batch_, context_)
+        .backward_redraw(dhidden, dhidden, h, dropout_p(), layer_site(config_.num_hidden_layers, 0));
   }
 }
 

@@ -56,7 +56,7 @@ void check_mask(const AttentionDropout& dropout, const std::uint16_t* mask) {
 // block in qkv (K and V follow one and two hidden widths later), its block of the (N, H)
 // output, its (L, L) probabilities in the cache and its dropout mask's first word.
 struct Matrix {
-  std::int64_t sequence, length, qkv, out, probs, mask_word;
+  std::int64_t sequence, head, length, qkv, out, probs, mask_word;
 };
 
 // Every (sequence, head) matrix of the batch, sequence-major, each placed after the last.
@@ -69,8 +69,8 @@ std::vector<Matrix> matrices_of(const AttentionShape& s) {
     const std::int64_t first = s.offsets != nullptr ? s.offsets[b] : b * s.seq;
     const std::int64_t length = s.offsets != nullptr ? s.offsets[b + 1] - s.offsets[b] : s.seq;
     for (std::int64_t h = 0; h < s.heads; ++h) {
-      all.push_back({b, length, first * 3 * s.hidden() + h * s.head_dim, first * s.hidden() + h * s.head_dim,
-                     probs, mask_word});
+      all.push_back({b, h, length, first * 3 * s.hidden() + h * s.head_dim,
+                     first * s.hidden() + h * s.head_dim, probs, mask_word});
       probs += length * length;
       mask_word += dropout_mask_words(length * length);
     }
@@ -83,8 +83,13 @@ const std::uint16_t* draw_matrix_mask(const Matrix& m, const AttentionDropout& d
                                       std::uint16_t* masks) {
   if (dropout.p == 0.0f) return nullptr;
   std::uint16_t* mask = masks + m.mask_word;
-  dropout_mask_serial(mask, m.length * m.length, dropout.p, dropout.key,
-                      static_cast<std::uint64_t>(m.mask_word * 16));
+  const std::int64_t n = m.length * m.length;
+  if (dropout.row_keys != nullptr) {
+    dropout_mask_serial(mask, n, dropout.p, dropout.row_keys[m.sequence],
+                        static_cast<std::uint64_t>(m.head * 16 * dropout_mask_words(n)));
+  } else {
+    dropout_mask_serial(mask, n, dropout.p, dropout.key, static_cast<std::uint64_t>(m.mask_word * 16));
+  }
   return mask;
 }
 

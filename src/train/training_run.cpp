@@ -95,9 +95,20 @@ void TrainingRun::start_or_resume(const StepPlan& plan) {
 
 std::vector<std::int64_t> TrainingRun::micro_batch_rows(std::int64_t epoch, std::int64_t batch) {
   if (order_epoch_ != epoch) {
-    order_ = data::epoch_indices(static_cast<std::int64_t>(inputs_.task->train()->examples.size()),
-                                 options_.shuffle, static_cast<std::uint64_t>(options_.seed), epoch, comm_.rank(),
-                                 comm_.size());
+    const data::Dataset& train = *inputs_.task->train();
+    if (options_.group_by_length) {
+      std::vector<std::int64_t> lengths;
+      for (const data::Example& example : train.examples) {
+        lengths.push_back(static_cast<std::int64_t>(example.input_ids.size()));
+      }
+      order_ = data::length_grouped_indices(lengths, options_.per_device_train_batch_size,
+                                            static_cast<std::uint64_t>(options_.seed), epoch, comm_.rank(),
+                                            comm_.size());
+    } else {
+      order_ =
+          data::epoch_indices(static_cast<std::int64_t>(train.examples.size()), options_.shuffle,
+                              static_cast<std::uint64_t>(options_.seed), epoch, comm_.rank(), comm_.size());
+    }
     order_epoch_ = epoch;
   }
   const auto size = static_cast<std::size_t>(options_.per_device_train_batch_size);

@@ -78,14 +78,15 @@ TEST(TrainBenchPlan, SelectsAndRejects) {
 }
 
 TEST(TrainBenchWorkload, PresetsAndSyntheticBatchesAreValid) {
-  for (const char* name : {"base", "small", "tiny"}) {
+  for (const char* name : {"base", "large", "small", "tiny"}) {
     const model::BertConfig config = bench_preset(name);
     config.validate(name);
     const data::Batch batch = synthetic_batch(config, 3, 16, 5);
     model::validate_batch(batch, config, name);
     EXPECT_EQ(batch.input_ids, synthetic_batch(config, 3, 16, 5).input_ids);
   }
-  EXPECT_THROW(bench_preset("large"), InputError);
+  EXPECT_EQ(bench_preset("large").num_hidden_layers, 24);
+  EXPECT_THROW(bench_preset("huge"), InputError);
   // BERT-base at batch 32 x seq 128: ~2.2 TFLOP per training step (6 x 85M encoder
   // parameters x 4096 tokens, plus attention).
   EXPECT_NEAR(step_flops(bench_preset("base"), 32, 128) * 1e-12, 2.2, 0.1);
@@ -121,6 +122,48 @@ TEST(BenchTrainCli, TinyRunPrintsVerifiedRowsAndRatios) {
   EXPECT_GT(ratios->at("speedup_vs_1xall").get<double>(), 0.0);
   EXPECT_GT(ratios->at("scaling_efficiency").get<double>(), 0.0);
   EXPECT_GE(ratios->at("exposed_exchange_share").get<double>(), 0.0);
+}
+
+TEST(TrainBenchWorkload, ReadsLengthsAndNamesTheLineOfABadOne) {
+  const testing::TempDir dir;
+  testing::write_file(dir / "lengths.txt", "# MRPC\n53\n\n200\n 7 \n");
+  EXPECT_EQ(read_lengths(dir / "lengths.txt", 128), (std::vector<std::int32_t>{53, 128, 7}));
+  testing::write_file(dir / "bad.txt", "53\n12x\n");
+  EXPECT_EQ(testing::error_of([&] { read_lengths(dir / "bad.txt", 128); }),
+            (dir / "bad.txt").string() + ":2: '12x' is not a sequence length (a whole number from 1)");
+  testing::write_file(dir / "zero.txt", "0\n");
+  EXPECT_THROW(read_lengths(dir / "zero.txt", 128), InputError);
+  testing::write_file(dir / "empty.txt", "# nothing\n");
+  EXPECT_THROW(read_lengths(dir / "empty.txt", 128), InputError);
+  EXPECT_THROW(read_lengths(dir / "missing.txt", 128), InputError);
+}
+
+// With real lengths every configuration runs padded to --seq, padded to the longest and
+// packed, each verified, and the packed/padded ratios follow.
+TEST(BenchTrainCli, LengthsRunEveryLayoutSideBySide) {
+  const testing::TempDir dir;
+  testing::write_file(dir / "lengths.txt", "5\n30\n2\n11\n1\n9\n16\n3\n");
+  const testing::CliRun run = testing::run_shmtrain(
+      "bench train --preset tiny --seq 16 --batch 4 --steps 2 --warmup 1 "
+      "--nproc_per_node 2 --configs 1xall,Pxpart --json --lengths " +
+      (dir / "lengths.txt").string());
+  ASSERT_EQ(run.exit_code, 0) << run.output();
+  std::map<std::string, int> layouts;
+  int padding_ratios = 0;
+  std::size_t start = 0;
+  for (std::size_t end; (end = run.out.find('\n', start)) != std::string::npos; start = end + 1) {
+    const nlohmann::json line = nlohmann::json::parse(run.out.substr(start, end - start));
+    if (line.at("kind") == "padding_ratios") {
+      EXPECT_GT(line.at("packed_vs_max_length").get<double>(), 0.0);
+      ++padding_ratios;
+    }
+    if (line.at("kind") != "row") continue;
+    EXPECT_TRUE(line.at("verified").get<bool>()) << line.dump();
+    EXPECT_EQ(line.at("lengths").get<int>(), 8);
+    ++layouts[line.at("padding").get<std::string>()];
+  }
+  EXPECT_EQ(layouts, (std::map<std::string, int>{{"longest", 2}, {"max_length", 2}, {"none", 2}})) << run.out;
+  EXPECT_EQ(padding_ratios, 2) << run.out;
 }
 
 // The workers' shared arena holds the bf16 copy of the gradients too.

@@ -70,6 +70,31 @@ TEST(DataSampler, RanksPartitionThePaddedList) {
   }
 }
 
+// Worked by hand from random_permutation(12, 7) = 10 11 5 | 1 7 4 | 8 2 9 | 6 0 3 (mega-batches
+// of min(12 / 4, 50) x 1 = 3): sorted by length, longest first, 10 (12) already leads.
+TEST(DataSampler, LengthGroupedOrderSortsEachMegaBatchLongestFirst) {
+  const Indices lengths = {5, 9, 1, 7, 3, 9, 2, 6, 4, 8, 12, 3};
+  ASSERT_EQ(random_permutation(12, 7), (Indices{10, 11, 5, 1, 7, 4, 8, 2, 9, 6, 0, 3}));
+  EXPECT_EQ(length_grouped_indices(lengths, 1, 7, 0, 0, 1), (Indices{10, 5, 11, 1, 7, 4, 9, 8, 2, 3, 0, 6}));
+  // Two workers take alternate positions, as DistributedSampler does.
+  EXPECT_EQ(length_grouped_indices(lengths, 1, 7, 0, 0, 2), (Indices{10, 11, 7, 9, 2, 0}));
+  EXPECT_EQ(length_grouped_indices(lengths, 1, 7, 0, 1, 2), (Indices{5, 1, 4, 8, 3, 6}));
+  // The epoch moves the seed: epoch 1 of seed 6 is epoch 0 of seed 7.
+  EXPECT_EQ(length_grouped_indices(lengths, 1, 6, 1, 0, 1), length_grouped_indices(lengths, 1, 7, 0, 0, 1));
+}
+
+// random_permutation(10, 11) = 1 9 | 8 6 | 7 2 | 0 5 | 4 3 (mega-batches of 2): equal lengths
+// keep their order (4 3), and the first mega-batch led by the longest (2, length 5, before
+// 4) gives its head to the front: 1 and 2 trade places.
+TEST(DataSampler, LengthGroupedOrderIsStableAndPutsTheLongestFirst) {
+  const Indices lengths = {3, 3, 5, 5, 5, 1, 1, 2, 2, 2};
+  ASSERT_EQ(random_permutation(10, 11), (Indices{1, 9, 8, 6, 7, 2, 0, 5, 4, 3}));
+  EXPECT_EQ(length_grouped_indices(lengths, 1, 11, 0, 0, 1), (Indices{2, 9, 8, 6, 1, 7, 0, 5, 4, 3}));
+  EXPECT_TRUE(length_grouped_indices({}, 4, 1, 0, 0, 1).empty());
+  EXPECT_THROW(length_grouped_indices(lengths, 0, 1, 0, 0, 1), Error);
+  EXPECT_THROW(length_grouped_indices(lengths, 1, 1, 0, 2, 2), Error);
+}
+
 TEST(DataSampler, EmptyAndInvalidArguments) {
   EXPECT_TRUE(epoch_indices(0, true, 1, 0, 1, 2).empty());
   EXPECT_THROW(epoch_indices(5, true, 1, 0, 2, 2), Error);

@@ -55,6 +55,34 @@ TEST_P(DataParallel, TwoAndFourWorkersTrainTheModelOfOneWithTheSameGlobalBatch) 
   }
 }
 
+// Dropout on, batches packed (the default): each row draws its masks from its own key (the
+// dataset row, the step, the site), never from the worker that runs it, so 2 workers with 4
+// rows each draw what 1 worker with the same 8 rows draws, and train the same model; with
+// --group_by_length too (the sampler shards as DistributedSampler does).
+TEST(DataParallelDropout, TwoWorkersDrawTheMasksOfOneAndTrainTheSameModel) {
+  const TempDir dir;
+  const ReferenceRun run = write_reference_run(dir);
+  for (const char* sampler : {"", " --group_by_length true"}) {
+    const std::string extra =
+        std::string(" --hidden_dropout_prob 0.1 --attention_probs_dropout_prob 0.1") + sampler;
+    const fs::path one = dir / fmt::format("one{}", sampler[0] != 0);
+    const fs::path two = dir / fmt::format("two{}", sampler[0] != 0);
+    const CliRun single = run_shmtrain(flags_for(run, one, 1, false) + extra);
+    ASSERT_EQ(single.exit_code, 0) << single.output();
+    const CliRun pair = run_shmtrain(flags_for(run, two, 2, false) + extra);
+    ASSERT_EQ(pair.exit_code, 0) << pair.output();
+    const auto expected = metric_by_step(one / "metrics.jsonl", "loss");
+    const auto losses = metric_by_step(two / "metrics.jsonl", "loss");
+    ASSERT_EQ(losses.size(), expected.size());
+    ASSERT_EQ(losses.size(), 20u);
+    for (std::size_t i = 0; i < losses.size(); ++i) {
+      EXPECT_NEAR(losses[i].second, expected[i].second, 1e-5 * std::abs(expected[i].second))
+          << "step " << i + 1 << sampler;
+    }
+    expect_same_weights(two / "model.safetensors", one / "model.safetensors");
+  }
+}
+
 // The same seed and worker count give the same bits: dropout, shuffling and the exchange's
 // reductions are all fixed functions of the run.
 TEST_P(DataParallel, TwoWorkerRunsAreBitIdentical) {

@@ -21,6 +21,9 @@ struct Batch {
   std::vector<std::int32_t> start_positions;  // (B) question answering: the answer's first token
   std::vector<std::int32_t> end_positions;    // (B) and its last token (both 0, [CLS], when absent)
   std::vector<std::int32_t> offsets;          // packed: (B + 1) row starts, from 0; padded: empty
+  // (B) each row's index in its dataset: its dropout masks are drawn from it, so that they do
+  // not depend on the worker or the batch a row lands in. Empty: rows numbered by the model.
+  std::vector<std::int64_t> row_ids;
 
   bool packed() const { return !offsets.empty(); }
   // The tokens the model computes on: B * T padded, the real ones packed.

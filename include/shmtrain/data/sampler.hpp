@@ -16,6 +16,18 @@ namespace shmtrain::data {
 std::vector<std::int64_t> epoch_indices(std::int64_t dataset_size, bool shuffle, std::uint64_t seed,
                                         std::int64_t epoch, int rank, int world_size);
 
+// --group_by_length: Hugging Face's LengthGroupedSampler order (trainer_pt_utils
+// get_length_grouped_indices) for `epoch`: random_permutation(n, seed + epoch), cut into
+// mega-batches of mega_batch_mult x batch_size (mega_batch_mult = min(n / (4 batch_size), 50),
+// at least 1), each sorted by length, longest first (stable: equal lengths keep their order),
+// and the longest row of all swapped to the front of the first mega-batch (so a batch that
+// runs out of memory does so first). Sharded as epoch_indices: rank r takes positions r,
+// r + world_size, ..., so every worker's micro-batch comes from the same stretch of lengths.
+// REQUIRES: batch_size >= 1, world_size >= 1, 0 <= rank < world_size (else throws Error).
+std::vector<std::int64_t> length_grouped_indices(const std::vector<std::int64_t>& lengths,
+                                                 std::int64_t batch_size, std::uint64_t seed,
+                                                 std::int64_t epoch, int rank, int world_size);
+
 // The permutation epoch_indices shuffles by: Fisher-Yates, for i = n-1 down to 1 swapping
 // i with j uniform in [0, i], j drawn from SplitMix64(seed) by rejection (no modulo bias).
 std::vector<std::int64_t> random_permutation(std::int64_t n, std::uint64_t seed);

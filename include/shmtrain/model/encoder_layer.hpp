@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "shmtrain/model/row_dropout.hpp"
 #include "shmtrain/tensor/bf16.hpp"
 #include "shmtrain/tensor/dropout.hpp"
 
@@ -44,13 +45,16 @@ struct LayerParams {
   bool uses_bf16() const { return weights16.qkv_w != nullptr; }
 };
 
+// A layer's dropouts: rates, and the rows' keys (row_dropout.hpp) at the layer's three sites.
 struct LayerDropout {
   float hidden_p = 0.0f;     // after the output dense
   float attention_p = 0.0f;  // on the attention probabilities
   // After the attention's output dense: BERT's hidden_dropout_prob; 0 for DistilBERT, whose
   // MultiHeadSelfAttention.out_lin has no dropout.
   float attention_output_p = 0.0f;
-  tensor::DropoutKey attention, attention_output, output;
+  const RowDropout* rows = nullptr;  // REQUIRES: set, over the batch the layer runs
+  std::uint64_t attention_output_site = 0, output_site = 0;
+  std::vector<tensor::DropoutKey> attention_keys;  // each row's, at the attention's site
 };
 
 // Activations kept from forward for backward. In bf16 the float qkv, ctx and inter_act stay

@@ -34,6 +34,10 @@ std::int64_t attention_probs_floats(const AttentionShape& shape);
 struct AttentionDropout {
   float p = 0.0f;  // attention_probs_dropout_prob; 0 in evaluation
   DropoutKey key;
+  // When set (batch entries): sequence b's (head, L, L) matrices draw from row_keys[b], head h
+  // from element h * 16 * dropout_mask_words(L * L) on, so a sequence's masks do not depend on
+  // the sequences beside it. Null: every matrix draws from `key`, from its place in the batch.
+  const DropoutKey* row_keys = nullptr;
 };
 
 // The words of a recorded mask for all (sequence, head) probability matrices.

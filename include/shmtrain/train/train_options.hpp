@@ -73,6 +73,9 @@ struct TrainOptions {
   double max_grad_norm = 1.0;
   std::int64_t seed = 42;
   bool shuffle = true;
+  // Hugging Face's --group_by_length: rows of similar length share micro-batches
+  // (data::length_grouped_indices), shuffled per epoch still.
+  bool group_by_length = false;
 
   // Logging, evaluation, checkpoints.
   std::int64_t logging_steps = 500;
