@@ -1,4 +1,5 @@
 #include "shmtrain/bench/allreduce_bench.hpp"
+#include "shmtrain/bench/memory_bandwidth.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -134,15 +135,22 @@ bool run_allreduce_bench(comm::Communicator& communicator, const AllreduceBenchO
     buffer = communicator.allocate(largest / sizeof(float));
   }
 
-  const double bandwidth = measure_add_bandwidth(communicator, threads);
-  const double bound_algbw = bandwidth / (2.0 * P);
+  const MemoryBandwidth bandwidth = measure_memory_bandwidth(communicator, threads);
   if (root && !options.json) {
     fmt::print("all-reduce (sum, float32), {} workers, {} buffers, {} thread(s) each\n", P,
                options.copy_in ? "private (copy-in)" : "shared-arena (zero-copy)", threads);
-    fmt::print("memory bandwidth c=a+b, all workers: {:.1f} GB/s -> bound algbw <= {:.2f} GB/s (= bw / 2P)\n",
-               bandwidth, bound_algbw);
-    fmt::print("{:>9} {:>5} {:>11} {:>11} {:>11} {:>10} {:>10} {:>9} {:>8}\n", "size", "iters", "median us", "min us",
-               "max us", "algbw GB/s", "busbw GB/s", "of bound", "verified");
+    fmt::print("c = a + b, all workers at once, best of 5 (STREAM accounting), by working set:");
+    for (const BandwidthLevel& level : bandwidth.levels) {
+      fmt::print(" {} {:.1f} GB/s{}", format_bytes(level.working_set), level.gbps,
+                 level.streaming ? " (nt)" : "");
+    }
+    fmt::print(
+        "\nbound: an all-reduce of S bytes moves 2P x S bytes (each worker reads its block of all {} buffers "
+        "and "
+        "writes it into all {}): algbw <= B / {}, B the rate at the largest working set <= {} x S\n",
+        P, P, 2 * P, P);
+    fmt::print("{:>9} {:>5} {:>11} {:>11} {:>11} {:>10} {:>10} {:>10} {:>9} {:>8}\n", "size", "iters",
+               "median us", "min us", "max us", "algbw GB/s", "busbw GB/s", "B set", "of bound", "verified");
     std::fflush(stdout);
   }
   bool all_verified = true;
@@ -152,23 +160,34 @@ bool run_allreduce_bench(comm::Communicator& communicator, const AllreduceBenchO
     row.iterations = options.iterations > 0 ? options.iterations : default_iterations(bytes);
     row.timing = time_allreduce(communicator, buffer.first(bytes / sizeof(float)), row.iterations,
                                 [&communicator](std::span<float> data) { communicator.allreduce(data, comm::ReduceOp::sum); });
+    const BandwidthLevel& level = bandwidth.level_for(bytes * static_cast<std::size_t>(P));
+    const double bound_algbw = level.gbps / (2.0 * P);
     row.ratio = row.timing.algbw / bound_algbw;
     all_verified = all_verified && row.timing.verified;
     if (!root) continue;
     if (options.json) {
       const AllreduceTiming& t = row.timing;
-      nlohmann::json line = {{"bytes", row.bytes},           {"workers", P},
-                             {"iterations", row.iterations}, {"median_us", t.median_us},
-                             {"min_us", t.min_us},           {"max_us", t.max_us},
-                             {"algbw_gbps", t.algbw},        {"busbw_gbps", t.busbw},
-                             {"membw_gbps", bandwidth},      {"bound_algbw_gbps", bound_algbw},
-                             {"ratio_to_bound", row.ratio},  {"verified", t.verified},
+      nlohmann::json line = {{"bytes", row.bytes},
+                             {"workers", P},
+                             {"iterations", row.iterations},
+                             {"median_us", t.median_us},
+                             {"min_us", t.min_us},
+                             {"max_us", t.max_us},
+                             {"algbw_gbps", t.algbw},
+                             {"busbw_gbps", t.busbw},
+                             {"membw_gbps", level.gbps},
+                             {"bound_algbw_gbps", bound_algbw},
+                             {"bound_working_set", level.working_set},
+                             {"memory_gbps", bandwidth.memory().gbps},
+                             {"ratio_to_bound", row.ratio},
+                             {"verified", t.verified},
                              {"zero_copy", !options.copy_in}};
       fmt::print("{}\n", line.dump());
     } else {
-      fmt::print("{:>9} {:>5} {:>11.1f} {:>11.1f} {:>11.1f} {:>10.2f} {:>10.2f} {:>8.0f}% {:>8}\n",
-                 format_bytes(row.bytes), row.iterations, row.timing.median_us, row.timing.min_us, row.timing.max_us,
-                 row.timing.algbw, row.timing.busbw, 100.0 * row.ratio, row.timing.verified ? "yes" : "NO");
+      fmt::print("{:>9} {:>5} {:>11.1f} {:>11.1f} {:>11.1f} {:>10.2f} {:>10.2f} {:>10} {:>8.0f}% {:>8}\n",
+                 format_bytes(row.bytes), row.iterations, row.timing.median_us, row.timing.min_us,
+                 row.timing.max_us, row.timing.algbw, row.timing.busbw, format_bytes(level.working_set),
+                 100.0 * row.ratio, row.timing.verified ? "yes" : "NO");
     }
     std::fflush(stdout);
   }

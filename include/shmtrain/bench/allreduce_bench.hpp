@@ -3,9 +3,10 @@
 // to the limit measured in the same run. Runs inside every worker; rank 0 prints.
 //
 // Definitions (as nccl-tests): algbw = bytes / time; busbw = algbw * 2(P-1)/P. The limit: an
-// all-reduce reads every worker's buffer once and writes the result into each, 2P buffer
-// passes through memory, so algbw <= B / (2P) for the machine's memory bandwidth B, measured as
-// c = a + b on every worker's cores at once (STREAM accounting: 3 arrays per pass).
+// all-reduce of S bytes over P workers reads every worker's buffer once and writes the result
+// into each, 2P S bytes through memory (or cache), so algbw <= B / (2P), B the c = a + b rate
+// of all workers at once at the working set P S (memory_bandwidth.hpp: STREAM's accounting,
+// in-cache sets against the rate of a set that fits the same cache level).
 #include <cstddef>
 #include <functional>
 #include <span>
@@ -53,9 +54,5 @@ AllreduceTiming time_allreduce(comm::Communicator& group, std::span<float> data,
 int default_iterations(std::size_t bytes);
 // "4 KiB", "16 MiB".
 std::string format_bytes(std::size_t bytes);
-
-// The c = a + b bandwidth in GB/s of all workers together, each on its own threads and its
-// own memory. Collective; every rank gets the same value.
-double measure_add_bandwidth(comm::Communicator& communicator, int threads);
 
 }  // namespace shmtrain::bench
