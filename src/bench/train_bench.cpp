@@ -12,6 +12,7 @@
 
 #include "shmtrain/bench/bert_workload.hpp"
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/data/token_balance.hpp"
 #include "shmtrain/launch/launcher.hpp"
 #include "shmtrain/model/init.hpp"
 #include "shmtrain/tensor/threads.hpp"
@@ -81,6 +82,7 @@ class StepBatches {
       model::validate_batch(fixed_, config, "the synthetic batch");
     } else {
       dataset_ = synthetic_dataset(config, options.lengths, kSeed);
+      lengths_.assign(options.lengths.begin(), options.lengths.end());
     }
   }
 
@@ -91,12 +93,17 @@ class StepBatches {
       return fixed_;
     }
     const auto n = static_cast<std::int64_t>(options_.lengths.size());
-    std::vector<std::int64_t> mine;
+    std::vector<std::int64_t> mine, global;
     flops = 0;
     for (std::int64_t i = 0; i < batch_; ++i) {
       const std::int64_t row = (k * batch_ + i) % n;
       flops += step_flops(config_, 1, options_.lengths[static_cast<std::size_t>(row)]);
+      global.push_back(row);
       if (i / share_ == rank_) mine.push_back(row);
+    }
+    if (options_.balance_tokens) {
+      const std::vector<std::int64_t> counts(static_cast<std::size_t>(batch_ / share_), share_);
+      mine = data::balance_tokens(global, lengths_, counts)[static_cast<std::size_t>(rank_)];
     }
     current_ = data::collate(dataset_, mine, static_cast<std::size_t>(options_.seq), options_.padding,
                              static_cast<std::int32_t>(config_.pad_token_id), data::Target::kClass);
@@ -110,6 +117,7 @@ class StepBatches {
   std::int64_t batch_, share_, rank_;
   data::Batch fixed_, current_;
   data::Dataset dataset_;
+  std::vector<std::int64_t> lengths_;
 };
 
 train::EngineOptions engine_options(const TrainBenchOptions& options) {
@@ -135,6 +143,7 @@ TrainBenchResult run_train_bench(comm::Communicator& communicator, const model::
   StepBatches batches(config, options, batch, rank, P);
   std::vector<float> step_s, forward, backward, exchange, optimizer, losses;
   double timed_flops = 0;
+  double waited = 0;
   bool sane = true;
   communicator.barrier();
   for (int s = 0; s < options.warmup + options.steps; ++s) {
@@ -149,8 +158,11 @@ TrainBenchResult run_train_bench(comm::Communicator& communicator, const model::
     const double took = std::chrono::duration<double>(Clock::now() - start).count();
     sane = sane && std::isfinite(step.loss) && std::isfinite(step.grad_norm) && step.grad_norm > 0;
     losses.push_back(static_cast<float>(step.loss));
+    float slowest = static_cast<float>(step.times.forward + step.times.backward);
+    communicator.allreduce({&slowest, 1}, comm::ReduceOp::max);
     if (s < options.warmup) continue;
     timed_flops += flops;
+    waited += std::max(0.0, static_cast<double>(slowest) - step.times.forward - step.times.backward);
     step_s.push_back(static_cast<float>(took));
     forward.push_back(static_cast<float>(step.times.forward));
     backward.push_back(static_cast<float>(step.times.backward));
@@ -191,6 +203,11 @@ TrainBenchResult run_train_bench(comm::Communicator& communicator, const model::
     result.last_loss = losses.back();
   }
   result.verified = failed == 0.0f;
+  double total_step = 0;
+  for (const float s : step_s) total_step += s;
+  float wait_share = total_step > 0 ? static_cast<float>(waited / total_step) : 0.0f;
+  communicator.allreduce({&wait_share, 1}, comm::ReduceOp::max);
+  result.wait_share = wait_share;
   return result;
 }
 

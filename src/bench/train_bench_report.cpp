@@ -43,9 +43,9 @@ void print_header(const model::BertConfig& config, const std::string& preset,
       options.shard_optimizer ? "sharded" : "replicated",
       options.shard_optimizer || !options.overlap_exchange ? "exchange after backward"
                                                            : "exchange overlapped with backward");
-  fmt::print(out, "{:<40} {:>7} {:>7} {:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8}\n",
+  fmt::print(out, "{:<40} {:>7} {:>7} {:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6} {:>8} {:>8}\n",
              "configuration", "workers", "threads", "batch", "samples/s", "step s", "fwd s", "bwd s",
-             "exch s", "optim s", "GFLOP/s", "loss", "verified");
+             "exch s", "optim s", "GFLOP/s", "wait", "loss", "verified");
   std::fflush(out);
 }
 
@@ -58,7 +58,8 @@ void print_row(const TrainBenchConfiguration& c, const std::string& preset, cons
                const TrainBenchResult& r, bool json, std::FILE* out) {
   const std::string label = options.lengths.empty()
                                 ? c.label
-                                : fmt::format("{}, pad {}", c.label, data::padding_name(options.padding));
+                                : fmt::format("{}, pad {}{}", c.label, data::padding_name(options.padding),
+                                              options.balance_tokens && r.workers > 1 ? ", balanced" : "");
   if (json) {
     const nlohmann::ordered_json row = {{"kind", "row"},
                                         {"preset", preset},
@@ -76,6 +77,8 @@ void print_row(const TrainBenchConfiguration& c, const std::string& preset, cons
                                         {"ddp_bf16_grads", options.bf16_grads},
                                         {"lengths", options.lengths.size()},
                                         {"padding", data::padding_name(options.padding)},
+                                        {"balance_tokens", options.balance_tokens},
+                                        {"wait_share", r.wait_share},
                                         {"samples_per_s", r.samples_per_s},
                                         {"step_s", r.step_s},
                                         {"forward_s", r.forward_s},
@@ -91,9 +94,10 @@ void print_row(const TrainBenchConfiguration& c, const std::string& preset, cons
   } else {
     fmt::print(out,
                "{:<40} {:>7} {:>7} {:>5} {:>9.2f} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>7.1f} "
-               "{:>8.4f} {:>8}\n",
+               "{:>5.1f}% {:>8.4f} {:>8}\n",
                label, r.workers, r.threads, r.batch, r.samples_per_s, r.step_s, r.forward_s, r.backward_s,
-               r.exchange_s, r.optimizer_s, gflops(r), r.last_loss, r.verified ? "yes" : "NO");
+               r.exchange_s, r.optimizer_s, gflops(r), 100.0 * r.wait_share, r.last_loss,
+               r.verified ? "yes" : "NO");
   }
   std::fflush(out);
 }
@@ -171,9 +175,10 @@ bool report_train_bench(const topo::Topology& topology, const TrainBenchPlan& be
                         fmt::format("--seq {}", options.seq));
   if (!json) print_header(config, preset, options, out);
   const std::vector<data::Padding> paddings =
-      options.lengths.empty() ? std::vector<data::Padding>{options.padding}
-                              : std::vector<data::Padding>{data::Padding::kMaxLength, data::Padding::kLongest,
-                                                           data::Padding::kNone};
+      options.lengths.empty() || options.one_padding
+          ? std::vector<data::Padding>{options.padding}
+          : std::vector<data::Padding>{data::Padding::kMaxLength, data::Padding::kLongest,
+                                       data::Padding::kNone};
   std::map<std::string, TrainBenchResult> rows;  // the packed layout's, or the only one's
   std::map<std::string, std::map<data::Padding, TrainBenchResult>> by_padding;
   bool verified = true;

@@ -98,14 +98,15 @@ struct BenchTrainFlags {
   std::vector<std::string> configs;
   bench::TrainBenchOptions options;
   std::string lengths_file;
-  std::string padding = "max_length";
+  std::string padding;  // empty: max_length, or all three layouts with --lengths
   bool json = false;
 };
 
 int run_bench_train(BenchTrainFlags flags) {
   if (!flags.lengths_file.empty())
     flags.options.lengths = bench::read_lengths(flags.lengths_file, flags.options.seq);
-  flags.options.padding = data::parse_padding(flags.padding, "--padding");
+  flags.options.one_padding = !flags.padding.empty();
+  if (flags.options.one_padding) flags.options.padding = data::parse_padding(flags.padding, "--padding");
   if (flags.options.steps < 1) fail_input("--steps must be >= 1, not {}", flags.options.steps);
   if (flags.options.warmup < 0) fail_input("--warmup must be >= 0, not {}", flags.options.warmup);
   if (flags.options.bf16 && !tensor::bf16_gemm_available()) {
@@ -168,10 +169,12 @@ Command add_bench_command(CLI::App& app) {
       "--lengths", train_flags->lengths_file,
       "Real sequence lengths, one per line (capped at --seq): each configuration runs padded to "
       "--seq, padded to each batch's longest row and packed, side by side");
-  train
-      ->add_option("--padding", train_flags->padding,
-                   "Without --lengths: the layout of the full-length batches (max_length, longest, none)")
-      ->capture_default_str();
+  train->add_option(
+      "--padding", train_flags->padding,
+      "Only this layout (max_length, longest or none); default: max_length, and with --lengths all "
+      "three side by side");
+  train->add_flag("--balance_tokens", train_flags->options.balance_tokens,
+                  "Deal each step's rows to the workers by tokens, as `train --balance_tokens`");
   train->add_option("--steps", train_flags->options.steps, "Timed steps per configuration")->capture_default_str();
   train->add_option("--warmup", train_flags->options.warmup, "Untimed steps first")->capture_default_str();
   train->add_flag("--shard_optimizer", train_flags->options.shard_optimizer,

@@ -108,6 +108,9 @@ std::vector<OptionSpec> make_table() {
       option("group_by_length", &TrainOptions::group_by_length, optim,
              "batch rows of similar length together (Hugging Face's LengthGroupedSampler: mega-batches of 50 "
              "batches sorted by length, longest first), still shuffled per epoch"),
+      option("balance_tokens", &TrainOptions::balance_tokens, optim,
+             "with several workers: deal each step's rows so that every worker gets about the same number of "
+             "tokens (the longest rows first, each to the lightest worker); the same rows, the same results"),
 
       option("logging_steps", &TrainOptions::logging_steps, log,
              "log loss and learning rate to metrics.jsonl every N steps", at_least_one),

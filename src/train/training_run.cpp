@@ -93,31 +93,6 @@ void TrainingRun::start_or_resume(const StepPlan& plan) {
                                 : options_.num_train_epochs;
 }
 
-std::vector<std::int64_t> TrainingRun::micro_batch_rows(std::int64_t epoch, std::int64_t batch) {
-  if (order_epoch_ != epoch) {
-    const data::Dataset& train = *inputs_.task->train();
-    if (options_.group_by_length) {
-      std::vector<std::int64_t> lengths;
-      for (const data::Example& example : train.examples) {
-        lengths.push_back(static_cast<std::int64_t>(example.input_ids.size()));
-      }
-      order_ = data::length_grouped_indices(lengths, options_.per_device_train_batch_size,
-                                            static_cast<std::uint64_t>(options_.seed), epoch, comm_.rank(),
-                                            comm_.size());
-    } else {
-      order_ =
-          data::epoch_indices(static_cast<std::int64_t>(train.examples.size()), options_.shuffle,
-                              static_cast<std::uint64_t>(options_.seed), epoch, comm_.rank(), comm_.size());
-    }
-    order_epoch_ = epoch;
-  }
-  const auto size = static_cast<std::size_t>(options_.per_device_train_batch_size);
-  const std::size_t first = static_cast<std::size_t>(batch) * size;
-  const std::size_t last = std::min(order_.size(), first + size);
-  return std::vector<std::int64_t>(order_.begin() + static_cast<std::ptrdiff_t>(first),
-                                   order_.begin() + static_cast<std::ptrdiff_t>(last));
-}
-
 // The step's micro-batches through the engine: forward, backward, exchange and update.
 StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
   const data::Dataset& train = *inputs_.task->train();
@@ -126,7 +101,7 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
   std::vector<data::Batch> batches;
   std::vector<model::StepContext> contexts;
   for (std::int64_t i = 0; i < micro_batches; ++i) {
-    const std::vector<std::int64_t> rows = micro_batch_rows(state_.epoch_index, state_.batches_done + i);
+    const std::vector<std::int64_t> rows = rows_->rows(state_.epoch_index, state_.batches_done + i);
     batches.push_back(data::collate(train, rows, static_cast<std::size_t>(options_.seq_length()),
                                     options_.batch_padding(), inputs_.tokenizer.pad_id(),
                                     inputs_.task->target()));
@@ -146,7 +121,9 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
     ++state_.epoch_index;
     state_.batches_done = 0;
   }
-  return engine_.step(batches, contexts, lr, options_.max_grad_norm);
+  const StepResult result = engine_.step(batches, contexts, lr, options_.max_grad_norm);
+  wait_.add_step(comm_, result.times.forward + result.times.backward, result.times.total());
+  return result;
 }
 
 void TrainingRun::log_step(const StepPlan& plan, double loss, double grad_norm, double lr) {
@@ -162,6 +139,13 @@ void TrainingRun::log_step(const StepPlan& plan, double loss, double grad_norm, 
   record["learning_rate"] = lr;
   record["grad_norm"] = grad_norm;
   record["samples_per_second"] = seconds > 0 ? static_cast<double>(window_samples_) / seconds : 0.0;
+  const std::vector<double> waits = wait_.take_shares(comm_);  // collective
+  if (waits.size() > 1) {
+    // Each worker's wait for the others at the exchange, as a share of its step time.
+    nlohmann::json shares = nlohmann::json::array();
+    for (const double w : waits) shares.push_back(std::round(w * 1e4) / 1e4);
+    record["worker_wait"] = shares;
+  }
   state_.window_loss_sum = 0;
   state_.window_steps = 0;
   window_samples_ = 0;
@@ -213,6 +197,13 @@ void TrainingRun::train(const StepPlan& plan, TrainSummary& summary) {
     progress_.emplace(out_, !options_.disable_tqdm && ::isatty(::fileno(out_)) == 1, plan.total_steps,
                       state_.global_step);
   }
+  rows_.emplace(*inputs_.task->train(),
+                BatchRowsOptions{.shuffle = options_.shuffle,
+                                 .group_by_length = options_.group_by_length,
+                                 .balance_tokens = options_.balance_tokens,
+                                 .batch_size = options_.per_device_train_batch_size,
+                                 .seed = static_cast<std::uint64_t>(options_.seed)},
+                comm_.rank(), comm_.size());
   const auto start = Clock::now();
   window_start_ = start;
   // Every worker starts from rank 0's weights (loaded or initialised identically anyway).

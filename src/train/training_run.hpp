@@ -10,12 +10,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "batch_rows.hpp"
 #include "shmtrain/io/metrics_log.hpp"
 #include "shmtrain/train/progress.hpp"
 #include "shmtrain/train/step_engine.hpp"
 #include "shmtrain/train/step_plan.hpp"
 #include "shmtrain/train/trainer.hpp"
 #include "shmtrain/train/trainer_state.hpp"
+#include "worker_wait.hpp"
 
 namespace shmtrain::train {
 
@@ -36,7 +38,6 @@ class TrainingRun {
   // Resumes from the checkpoint, or starts the trainer state of a fresh run.
   void start_or_resume(const StepPlan& plan);
   void train(const StepPlan& plan, TrainSummary& summary);
-  std::vector<std::int64_t> micro_batch_rows(std::int64_t epoch, std::int64_t batch);
   StepResult train_step(const StepPlan& plan, float lr);
   void log_step(const StepPlan& plan, double loss, double grad_norm, double lr);
   nlohmann::ordered_json run_evaluation(std::int64_t step, double epoch);
@@ -62,8 +63,8 @@ class TrainingRun {
   std::optional<io::MetricsLog> metrics_;
   std::optional<ProgressDisplay> progress_;
 
-  std::int64_t order_epoch_ = -1;
-  std::vector<std::int64_t> order_;  // this worker's rows of epoch order_epoch_
+  std::optional<BatchRows> rows_;  // over the training set
+  WorkerWait wait_;
   Clock::time_point window_start_;
   std::int64_t window_samples_ = 0;
   std::int64_t samples_ = 0;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "reference_run.hpp"
 #include "support/test_support.hpp"
@@ -58,15 +59,19 @@ TEST_P(DataParallel, TwoAndFourWorkersTrainTheModelOfOneWithTheSameGlobalBatch) 
 // Dropout on, batches packed (the default): each row draws its masks from its own key (the
 // dataset row, the step, the site), never from the worker that runs it, so 2 workers with 4
 // rows each draw what 1 worker with the same 8 rows draws, and train the same model; with
-// --group_by_length too (the sampler shards as DistributedSampler does).
+// --group_by_length too (the sampler shards as DistributedSampler does), and with
+// --balance_tokens (the same 8 rows per step, dealt by tokens). Each log line says how long
+// each of the 2 workers waited for the other.
 TEST(DataParallelDropout, TwoWorkersDrawTheMasksOfOneAndTrainTheSameModel) {
   const TempDir dir;
   const ReferenceRun run = write_reference_run(dir);
-  for (const char* sampler : {"", " --group_by_length true"}) {
+  int variant = 0;
+  for (const char* sampler : {"", " --group_by_length true", " --balance_tokens true"}) {
+    ++variant;
     const std::string extra =
         std::string(" --hidden_dropout_prob 0.1 --attention_probs_dropout_prob 0.1") + sampler;
-    const fs::path one = dir / fmt::format("one{}", sampler[0] != 0);
-    const fs::path two = dir / fmt::format("two{}", sampler[0] != 0);
+    const fs::path one = dir / fmt::format("one{}", variant);
+    const fs::path two = dir / fmt::format("two{}", variant);
     const CliRun single = run_shmtrain(flags_for(run, one, 1, false) + extra);
     ASSERT_EQ(single.exit_code, 0) << single.output();
     const CliRun pair = run_shmtrain(flags_for(run, two, 2, false) + extra);
@@ -80,6 +85,11 @@ TEST(DataParallelDropout, TwoWorkersDrawTheMasksOfOneAndTrainTheSameModel) {
           << "step " << i + 1 << sampler;
     }
     expect_same_weights(two / "model.safetensors", one / "model.safetensors");
+    const std::string log = read_file(two / "metrics.jsonl");
+    const nlohmann::json first = nlohmann::json::parse(log.substr(0, log.find('\n')));
+    ASSERT_TRUE(first.contains("worker_wait")) << first.dump();
+    EXPECT_EQ(first.at("worker_wait").size(), 2u);
+    for (const auto& share : first.at("worker_wait")) EXPECT_GE(share.get<double>(), 0.0);
   }
 }
 

@@ -40,6 +40,10 @@ struct TrainBenchOptions {
   // (torch_bert.py --lengths) does; laid out by `padding`. Empty: every row is `seq` long.
   std::vector<std::int32_t> lengths;
   data::Padding padding = data::Padding::kMaxLength;
+  // With lengths: only `padding` instead of all three layouts side by side.
+  bool one_padding = false;
+  // As `train --balance_tokens`: each step's rows dealt to the workers by tokens.
+  bool balance_tokens = false;
 };
 
 // Medians over the timed steps. A step's time is the slowest worker's (the step ends in a
@@ -56,6 +60,9 @@ struct TrainBenchResult {
   double exchange_s = 0;   // exposed: what the step waited for the exchange
   double optimizer_s = 0;  // clipping, AdamW (and, sharded, the parameters' all-gather)
   double useful_flops = 0;  // step_flops over the real tokens of a timed step, averaged
+  // The most any worker waited for the others (the slowest forward + backward minus its own),
+  // as a share of its timed steps.
+  double wait_share = 0;
   double first_loss = 0;
   double last_loss = 0;
   // Every loss and gradient norm finite (norm > 0), losses identical on every worker, and the

@@ -76,6 +76,9 @@ struct TrainOptions {
   // Hugging Face's --group_by_length: rows of similar length share micro-batches
   // (data::length_grouped_indices), shuffled per epoch still.
   bool group_by_length = false;
+  // Deal each global micro-batch's rows to the workers by tokens, not by position
+  // (data/token_balance.hpp): packed batches cost their tokens.
+  bool balance_tokens = false;
 
   // Logging, evaluation, checkpoints.
   std::int64_t logging_steps = 500;
