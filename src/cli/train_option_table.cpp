@@ -110,7 +110,8 @@ std::vector<OptionSpec> make_table() {
              "batches sorted by length, longest first), still shuffled per epoch"),
       option("balance_tokens", &TrainOptions::balance_tokens, optim,
              "with several workers: deal each step's rows so that every worker gets about the same number of "
-             "tokens (the longest rows first, each to the lightest worker); the same rows, the same results"),
+             "tokens (the longest rows first, each to the lightest worker); the same rows, the same results "
+             "(default true; false deals as DistributedSampler does)"),
 
       option("logging_steps", &TrainOptions::logging_steps, log,
              "log loss and learning rate to metrics.jsonl every N steps", at_least_one),

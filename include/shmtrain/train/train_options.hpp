@@ -77,8 +77,9 @@ struct TrainOptions {
   // (data::length_grouped_indices), shuffled per epoch still.
   bool group_by_length = false;
   // Deal each global micro-batch's rows to the workers by tokens, not by position
-  // (data/token_balance.hpp): packed batches cost their tokens.
-  bool balance_tokens = false;
+  // (data/token_balance.hpp): packed batches cost their tokens. The same rows per step, so
+  // the same results; false deals as DistributedSampler does.
+  bool balance_tokens = true;
 
   // Logging, evaluation, checkpoints.
   std::int64_t logging_steps = 500;
