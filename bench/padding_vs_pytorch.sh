@@ -51,11 +51,20 @@ trap 'rm -f "$ours_json"' EXIT
 build/shmtrain bench train --preset "$ours_preset" --seq "$seq" --batch "$batch" --lengths "$lengths" \
   --steps "$steps" --warmup 1 --nproc_per_node "$workers" --configs "$configs" $precision_flag --json >"$ours_json"
 
-theirs() {  # padding -> samples/s, 1 process x all cores
-  OMP_NUM_THREADS=$cores OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS=$cores OPENBLAS_CORETYPE=$core \
+theirs() {  # padding -> samples/s, 1 process x all cores; "nan" (and why, on stderr) when it fails
+  local out status=0
+  out=$(OMP_NUM_THREADS=$cores OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS=$cores OPENBLAS_CORETYPE=$core \
     $python "$torch_bert" --bench-one --preset "$preset" --nproc 1 --threads "$cores" --batch "$batch" \
-    --seq "$seq" --steps "$steps" --warmup 1 --lengths "$lengths" --padding "$1" $precision_flag 2>/dev/null |
-    sed -n 's/^RESULT //p' | $python -c 'import json, sys; print(json.loads(sys.stdin.read())["samples_per_s"])'
+    --seq "$seq" --steps "$steps" --warmup 1 --lengths "$lengths" --padding "$1" $precision_flag 2>/dev/null) ||
+    status=$?
+  if [ $status -ne 0 ] || ! grep -q '^RESULT ' <<<"$out"; then
+    local why="exit status $status"
+    [ $status -eq 137 ] && why="killed (status 137: out of memory, most likely; see dmesg)"
+    echo "PyTorch, pad $1: no result, $why" >&2
+    echo nan
+    return
+  fi
+  sed -n 's/^RESULT //p' <<<"$out" | $python -c 'import json, sys; print(json.loads(sys.stdin.read())["samples_per_s"])'
 }
 torch_max=$(theirs max_length)
 torch_longest=$(theirs longest)
@@ -82,6 +91,9 @@ goals = {("base", "fp32"): (2.2, 3.5, 2.3), ("base", "bf16"): (None, 4.5, None),
          ("large", "fp32"): (None, 1.5, None), ("large", "bf16"): (None, 2.0, None)}
 g_self, g_torch_max, g_torch_longest = goals.get((preset, precision), (None, None, None))
 def line(name, value, goal):
+    if value != value:  # nan: the peer gave no result
+        print(f"{name:60}    n/a  (no PyTorch result)")
+        return
     verdict = "" if goal is None else f"  (goal >= {goal:.1f}x: {'met' if value >= goal else 'missed'})"
     print(f"{name:60} {value:6.2f}x{verdict}")
 line("shmtrain packed / shmtrain padded to max_length", packed / ours[("1xall", "max_length")], g_self)
