@@ -3,12 +3,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
-#include <filesystem>
-#include <thread>
-
 #include <cstdio>
+#include <filesystem>
+#include <set>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -55,8 +56,18 @@ TEST(Cli, BenchAllreducePrintsVerifiedJsonPerSize) {
   EXPECT_EQ(lines, 2u);
 }
 
+std::set<std::string> shmtrain_segments() {
+  std::set<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find("shmtrain") != std::string::npos) names.insert(name);
+  }
+  return names;
+}
+
 TEST(Cli, CtrlCStopsTheJobWithExitCode130AndNoSegmentLeft) {
   // A terminal's Ctrl-C sends SIGINT to the whole foreground process group: launcher and workers.
+  const std::set<std::string> before = shmtrain_segments();
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -74,10 +85,18 @@ TEST(Cli, CtrlCStopsTheJobWithExitCode130AndNoSegmentLeft) {
   ASSERT_EQ(waitpid(child, &status, 0), child);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << "status " << status;
-  // Nothing of any shmtrain job is left in /dev/shm (the tests run one job at a time per binary).
-  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm")) {
-    EXPECT_EQ(entry.path().filename().string().find("shmtrain"), std::string::npos) << entry.path();
+  // Nothing of this job is left in /dev/shm. Its segment's name is random, and under ctest -j
+  // another test binary's job may hold a segment of its own right now: such a segment goes when
+  // that job ends, a leaked one stays. So wait (up to 30 s) for every shmtrain segment that was
+  // not there before the job to go.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  std::set<std::string> left = shmtrain_segments();
+  while (!std::includes(before.begin(), before.end(), left.begin(), left.end()) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    left = shmtrain_segments();
   }
+  for (const std::string& name : left) EXPECT_TRUE(before.count(name) == 1) << "left in /dev/shm: " << name;
 }
 
 }  // namespace
