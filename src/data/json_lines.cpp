@@ -2,6 +2,7 @@
 
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/json_error.hpp"
+#include "shmtrain/io/json_nesting.hpp"
 
 namespace shmtrain::data {
 namespace {
@@ -25,6 +26,7 @@ JsonLines read_json_lines(const std::filesystem::path& path, std::string_view wh
     if (is_blank(content)) continue;
     JsonRow& row = out.rows.emplace_back();
     row.line = line;
+    io::check_json_nesting(content, fmt::format("{}:{}", out.source, line));
     try {
       row.object = nlohmann::ordered_json::parse(content);
     } catch (const nlohmann::json::exception& e) {

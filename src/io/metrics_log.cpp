@@ -8,6 +8,7 @@
 
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/atomic_file.hpp"
+#include "shmtrain/io/json_nesting.hpp"
 
 namespace shmtrain::io {
 namespace {
@@ -19,6 +20,7 @@ std::string kept_lines(const std::filesystem::path& path, std::int64_t step) {
   std::string kept;
   std::string line;
   while (std::getline(in, line)) {
+    if (json_nesting_overflow(line) != std::string_view::npos) continue;
     const nlohmann::json record = nlohmann::json::parse(line, nullptr, false);
     if (record.is_discarded() || !record.is_object()) continue;
     const auto it = record.find("step");

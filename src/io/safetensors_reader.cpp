@@ -7,8 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "shmtrain/io/json_error.hpp"
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/io/json_error.hpp"
+#include "shmtrain/io/json_nesting.hpp"
 
 namespace shmtrain::io {
 
@@ -69,10 +70,15 @@ Json parse_header(std::string_view text, const Complainer& complain) {
     }
     return true;
   };
+  const std::size_t too_deep = json_nesting_overflow(text);
+  if (too_deep != std::string_view::npos) {
+    complain.file("header nests arrays and objects deeper than {} levels (byte {})", kMaxJsonNesting,
+                  too_deep);
+  }
   Json header;
   try {
     header = Json::parse(text.begin(), text.end(), note_duplicates);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e400
     complain.file("header is not valid JSON: {}", json_error_text(e.what()));
   }
   if (!header.is_object()) complain.file("header is not a JSON object (it is {})", json_type(header));

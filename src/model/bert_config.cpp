@@ -29,6 +29,26 @@ void BertConfig::validate(const std::string& source) const {
   positive(key.num_attention_heads, num_attention_heads);
   positive(key.intermediate_size, intermediate_size);
   positive("max_position_embeddings", max_position_embeddings);
+  auto at_most = [&](const char* name, std::int64_t value, std::int64_t limit) {
+    if (value > limit) fail_input("{}: {} is {}; shmtrain takes at most {}", source, name, value, limit);
+  };
+  at_most("vocab_size", vocab_size, ConfigLimits::kVocabSize);
+  at_most(key.hidden_size, hidden_size, ConfigLimits::kHiddenSize);
+  at_most(key.num_hidden_layers, num_hidden_layers, ConfigLimits::kLayers);
+  at_most(key.num_attention_heads, num_attention_heads, hidden_size);
+  at_most(key.intermediate_size, intermediate_size, ConfigLimits::kIntermediateSize);
+  at_most("max_position_embeddings", max_position_embeddings, ConfigLimits::kPositions);
+  at_most("type_vocab_size", type_vocab_size, ConfigLimits::kTokenTypes);
+  at_most("num_labels", num_labels(), ConfigLimits::kLabels);
+  // Every factor is bounded above, so the count cannot overflow.
+  const std::int64_t per_layer = 4 * hidden_size * hidden_size + 2 * hidden_size * intermediate_size;
+  const std::int64_t parameters =
+      (vocab_size + max_position_embeddings + type_vocab_size + num_labels() + hidden_size) * hidden_size +
+      num_hidden_layers * per_layer;
+  if (parameters > ConfigLimits::kParameters) {
+    fail_input("{}: the model would have about {} parameters ({} GiB in fp32); shmtrain takes at most {}",
+               source, parameters, parameters * 4 >> 30, ConfigLimits::kParameters);
+  }
   arch->validate(*this, source);
   if (hidden_size % num_attention_heads != 0) {
     fail_input("{}: {} {} is not a multiple of {} {}", source, key.hidden_size, hidden_size,

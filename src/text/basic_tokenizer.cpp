@@ -1,5 +1,6 @@
 #include "shmtrain/text/basic_tokenizer.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 
@@ -90,9 +91,10 @@ class Splitter {
       char32_t cp;
       const std::size_t length = decode_utf8(text, pos, cp);
       if (length == 0) {
-        fail_input("invalid UTF-8 at byte {} (0x{:02X}): re-encode the input as UTF-8 "
-                   "(e.g. `iconv -f latin1 -t utf-8`)",
-                   pos, static_cast<unsigned char>(text[pos]));
+        fail_input(
+            "invalid UTF-8 at byte {} (0x{:02X}): re-encode the input as UTF-8 "
+            "(e.g. `iconv -f latin1 -t utf-8`)",
+            pos, static_cast<unsigned char>(text[pos]));
       }
       pos += length;
       character(cp);
@@ -172,20 +174,14 @@ class Splitter {
     }
   }
 
-  // Canonical ordering: a stable sort of the pending non-starters by combining class
-  // (insertion sort: runs are a few marks long).
+  // Canonical ordering: a stable sort of the pending non-starters by combining class. A run
+  // is a few marks in real text but can be any length in a crafted one, so the sort must
+  // not be quadratic.
   void flush_marks() {
     if (marks_.empty()) return;
-    for (std::size_t i = 1; i < marks_.size(); ++i) {
-      const Mark mark = marks_[i];
-      const int ccc = combining_class(mark.cp);
-      std::size_t j = i;
-      while (j > 0 && combining_class(marks_[j - 1].cp) > ccc) {
-        marks_[j] = marks_[j - 1];
-        --j;
-      }
-      marks_[j] = mark;
-    }
+    std::stable_sort(marks_.begin(), marks_.end(), [](const Mark& a, const Mark& b) {
+      return combining_class(a.cp) < combining_class(b.cp);
+    });
     for (const Mark& mark : marks_) emit(mark.cp, mark.source);
     marks_.clear();
   }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/io/json_nesting.hpp"
 
 namespace shmtrain::text {
 namespace {
@@ -29,9 +30,10 @@ json read_json(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail_input("cannot open {}: check that it exists and is readable", path.string());
   const std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  io::check_json_nesting(contents, path.string());
   try {
     return json::parse(contents);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e400
     fail_input("{}: not valid JSON: {}", path.string(), e.what());
   }
 }
@@ -50,10 +52,12 @@ std::optional<std::string> get_token(const json& value, const char* key, const f
   if (value.is_object() && value.contains("content") && value["content"].is_string()) {
     return value["content"].get<std::string>();
   }
-  fail_input("{}: {} must be a token string or an object with \"content\", got {}", file.string(), key, value.dump());
+  fail_input("{}: {} must be a token string or an object with \"content\", got {}", file.string(), key,
+             value.dump());
 }
 
-void read_token_list(const json& object, const char* key, const fs::path& file, std::vector<std::string>& out) {
+void read_token_list(const json& object, const char* key, const fs::path& file,
+                     std::vector<std::string>& out) {
   const auto it = object.find(key);
   if (it == object.end() || it->is_null()) return;
   if (!it->is_array()) fail_input("{}: {} must be a list of tokens, got {}", file.string(), key, it->dump());
@@ -65,8 +69,8 @@ void read_token_list(const json& object, const char* key, const fs::path& file, 
 std::string describe(const std::optional<bool>& value) { return *value ? "true" : "false"; }
 
 // tokenizer.json (tokenizers' serialisation): model.vocab, added_tokens, normalizer.
-std::vector<std::string> read_tokenizer_json(const fs::path& file, TokenizerSpec& spec, FileSettings& settings,
-                                             std::string& prefix) {
+std::vector<std::string> read_tokenizer_json(const fs::path& file, TokenizerSpec& spec,
+                                             FileSettings& settings, std::string& prefix) {
   const json root = read_json(file);
   const auto model = root.find("model");
   if (!root.is_object() || model == root.end() || !model->is_object()) {
@@ -74,19 +78,26 @@ std::vector<std::string> read_tokenizer_json(const fs::path& file, TokenizerSpec
   }
   const std::string type = model->value("type", std::string("WordPiece"));
   if (type != "WordPiece") {
-    fail_input("{}: model type is {}, not WordPiece: shmtrain tokenizes BERT-style WordPiece vocabularies only",
-               file.string(), type);
+    fail_input(
+        "{}: model type is {}, not WordPiece: shmtrain tokenizes BERT-style WordPiece vocabularies only",
+        file.string(), type);
   }
   const auto vocab = model->find("vocab");
   if (vocab == model->end() || !vocab->is_object() || vocab->empty()) {
     fail_input("{}: model.vocab is missing or empty", file.string());
   }
 
+  // Ids index a dense table (holes allowed), so each is bounded as config.json's vocab_size
+  // is: a crafted id of 2^30 would otherwise allocate a billion empty tokens.
   std::vector<std::string> tokens;
   auto place = [&](const std::string& token, const json& id_value, const char* what) {
-    if (!id_value.is_number_unsigned() || id_value.get<std::uint64_t>() >= (std::uint64_t{1} << 30)) {
-      fail_input("{}: {} '{}' has id {}, not a non-negative integer below 2^30", file.string(), what, token,
-                 id_value.dump());
+    if (!id_value.is_number_unsigned() || id_value.get<std::uint64_t>() >= Vocab::kMaxTokens) {
+      fail_input("{}: {} '{}' has id {}; ids are integers from 0 to {}", file.string(), what,
+                 token.substr(0, 40), id_value.dump(), Vocab::kMaxTokens - 1);
+    }
+    if (token.size() > Vocab::kMaxTokenBytes || token.find('\0') != std::string::npos) {
+      fail_input("{}: {} '{}' ({} bytes) is longer than {} bytes or holds a NUL byte", file.string(), what,
+                 token.substr(0, 40), token.size(), Vocab::kMaxTokenBytes);
     }
     const auto id = id_value.get<std::size_t>();
     if (id >= tokens.size()) tokens.resize(id + 1);
@@ -109,8 +120,10 @@ std::vector<std::string> read_tokenizer_json(const fs::path& file, TokenizerSpec
 
   if (auto added = root.find("added_tokens"); added != root.end() && added->is_array()) {
     for (const json& entry : *added) {
-      if (!entry.is_object() || !entry.contains("content") || !entry.contains("id") || !entry["content"].is_string()) {
-        fail_input("{}: added_tokens entries need \"id\" and \"content\", got {}", file.string(), entry.dump());
+      if (!entry.is_object() || !entry.contains("content") || !entry.contains("id") ||
+          !entry["content"].is_string()) {
+        fail_input("{}: added_tokens entries need \"id\" and \"content\", got {}", file.string(),
+                   entry.dump());
       }
       const std::string content = entry["content"].get<std::string>();
       place(content, entry["id"], "added token");
@@ -121,8 +134,8 @@ std::vector<std::string> read_tokenizer_json(const fs::path& file, TokenizerSpec
   if (auto pre = root.find("pre_tokenizer"); pre != root.end() && !pre->is_null()) {
     const std::string pre_type = pre->is_object() ? pre->value("type", std::string()) : pre->dump();
     if (pre_type != "BertPreTokenizer") {
-      fail_input("{}: pre_tokenizer {} is not supported (shmtrain implements BertPreTokenizer)", file.string(),
-                 pre_type);
+      fail_input("{}: pre_tokenizer {} is not supported (shmtrain implements BertPreTokenizer)",
+                 file.string(), pre_type);
     }
   }
   const auto normalizer = root.find("normalizer");
@@ -143,8 +156,8 @@ std::vector<std::string> read_tokenizer_json(const fs::path& file, TokenizerSpec
     }
     settings.lowercase = get_bool(*normalizer, "lowercase", file);
     if (settings.lowercase) {
-      settings.lowercase_origin =
-          fmt::format("{}: normalizer lowercase = {}", file.filename().string(), describe(settings.lowercase));
+      settings.lowercase_origin = fmt::format("{}: normalizer lowercase = {}", file.filename().string(),
+                                              describe(settings.lowercase));
     }
     if (normalizer->contains("strip_accents")) {
       settings.strip_accents = get_bool(*normalizer, "strip_accents", file);
@@ -183,7 +196,8 @@ void read_tokenizer_config(const fs::path& file, TokenizerSpec& spec, FileSettin
   read_token_list(root, "additional_special_tokens", file, spec.special.extra);
   if (auto decoder = root.find("added_tokens_decoder"); decoder != root.end() && decoder->is_object()) {
     for (const auto& [id, entry] : decoder->items()) {
-      if (auto token = get_token(entry, "added_tokens_decoder", file)) spec.special.extra.push_back(std::move(*token));
+      if (auto token = get_token(entry, "added_tokens_decoder", file))
+        spec.special.extra.push_back(std::move(*token));
     }
   }
 }
@@ -204,9 +218,10 @@ TokenizerSpec load_tokenizer_spec(const fs::path& path) {
     } else if (fs::is_regular_file(path / "vocab.txt", ec)) {
       vocab_file = path / "vocab.txt";
     } else {
-      fail_input("no vocab.txt or tokenizer.json in {}: pass --vocab a Hugging Face BERT model folder or the "
-                 "vocabulary file itself",
-                 path.string());
+      fail_input(
+          "no vocab.txt or tokenizer.json in {}: pass --vocab a Hugging Face BERT model folder or the "
+          "vocabulary file itself",
+          path.string());
     }
     if (fs::is_regular_file(path / "tokenizer_config.json", ec)) config_file = path / "tokenizer_config.json";
   }
@@ -242,8 +257,8 @@ TokenizerSpec load_tokenizer_spec(const fs::path& path) {
                                         vocab_file.filename().string(), *cased);
   } else {
     spec.normalizer.lowercase = true;
-    spec.lowercase_origin =
-        fmt::format("{} holds no upper-case tokens, so it is read as uncased", vocab_file.filename().string());
+    spec.lowercase_origin = fmt::format("{} holds no upper-case tokens, so it is read as uncased",
+                                        vocab_file.filename().string());
   }
   if (settings.strip_accents_set) spec.normalizer.strip_accents = settings.strip_accents;
   if (settings.handle_chinese_chars) spec.normalizer.handle_chinese_chars = *settings.handle_chinese_chars;

@@ -28,17 +28,45 @@ Vocab::Vocab(const std::vector<std::string>& tokens, std::string continuing_subw
   }
 
   ids_.reserve(tokens.size());
+  node_ids_.assign(2, kNotFound);  // the roots of the two tries
   for (std::size_t id = 0; id < tokens.size(); ++id) {
     const std::string_view token = this->token(static_cast<std::int32_t>(id));
     if (token.empty()) continue;
     ids_[token] = static_cast<std::int32_t>(id);  // later lines win, as in HF's dict
+    insert_trie(0, token, static_cast<std::int32_t>(id));
     longest_token_bytes_ = std::max(longest_token_bytes_, token.size());
     if (!prefix_.empty() && token.size() > prefix_.size() && token.starts_with(prefix_)) {
       const std::string_view piece = token.substr(prefix_.size());
       continuation_ids_[piece] = static_cast<std::int32_t>(id);
+      insert_trie(1, piece, static_cast<std::int32_t>(id));
       longest_continuation_bytes_ = std::max(longest_continuation_bytes_, piece.size());
     }
   }
+}
+
+void Vocab::insert_trie(std::uint32_t root, std::string_view text, std::int32_t id) {
+  std::uint32_t node = root;
+  for (const char c : text) {
+    const std::uint64_t edge = (std::uint64_t{node} << 8) | static_cast<unsigned char>(c);
+    const auto [it, added] = edges_.try_emplace(edge, static_cast<std::uint32_t>(node_ids_.size()));
+    if (added) node_ids_.push_back(kNotFound);
+    node = it->second;
+  }
+  node_ids_[node] = id;  // later ids win, as in ids_
+}
+
+Vocab::Match Vocab::longest_match(std::string_view text, bool continuation) const {
+  Match best{kNotFound, 0};
+  // With no prefix ("" in a tokenizer.json), a piece inside a word is looked up as it is.
+  std::uint32_t node = continuation && !prefix_.empty() ? 1 : 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto it = edges_.find((std::uint64_t{node} << 8) | static_cast<unsigned char>(text[i]));
+    if (it == edges_.end()) break;
+    node = it->second;
+    const bool boundary = i + 1 == text.size() || !is_utf8_continuation(text[i + 1]);
+    if (node_ids_[node] != kNotFound && boundary) best = {node_ids_[node], i + 1};
+  }
+  return best;
 }
 
 std::string_view Vocab::token(std::int32_t id) const {
@@ -52,6 +80,7 @@ std::int32_t Vocab::find(std::string_view token) const {
 }
 
 std::int32_t Vocab::find_continuation(std::string_view piece) const {
+  if (prefix_.empty()) return find(piece);
   const auto it = continuation_ids_.find(piece);
   return it == continuation_ids_.end() ? kNotFound : it->second;
 }
@@ -59,9 +88,10 @@ std::int32_t Vocab::find_continuation(std::string_view piece) const {
 std::vector<std::string> read_vocab_txt(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
-    fail_input("vocabulary file {} not found: pass --vocab a vocab.txt, a tokenizer.json or a Hugging Face "
-               "model folder holding one",
-               path.string());
+    fail_input(
+        "vocabulary file {} not found: pass --vocab a vocab.txt, a tokenizer.json or a Hugging Face "
+        "model folder holding one",
+        path.string());
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) fail_input("cannot open vocabulary file {}: check its permissions", path.string());
@@ -82,10 +112,19 @@ std::vector<std::string> read_vocab_txt(const std::filesystem::path& path) {
       fail_input("{}:{}: invalid UTF-8 at byte {} of the line (0x{:02X}): vocab.txt must be UTF-8",
                  path.string(), tokens.size() + 1, bad, static_cast<unsigned char>(line[bad]));
     }
+    if (line.size() > Vocab::kMaxTokenBytes) {
+      fail_input("{}:{}: a token of {} bytes; vocabulary tokens are at most {} bytes", path.string(),
+                 tokens.size() + 1, line.size(), Vocab::kMaxTokenBytes);
+    }
+    if (line.find('\0') != std::string_view::npos) {
+      fail_input("{}:{}: the token holds a NUL byte at byte {}", path.string(), tokens.size() + 1,
+                 line.find('\0'));
+    }
     tokens.emplace_back(line);
     begin = end;
     if (begin < contents.size()) {
-      begin += (contents[begin] == '\r' && begin + 1 < contents.size() && contents[begin + 1] == '\n') ? 2 : 1;
+      begin +=
+          (contents[begin] == '\r' && begin + 1 < contents.size() && contents[begin + 1] == '\n') ? 2 : 1;
     }
   }
   return tokens;

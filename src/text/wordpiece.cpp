@@ -7,7 +7,8 @@
 
 namespace shmtrain::text {
 
-WordPiece::WordPiece(std::shared_ptr<const Vocab> vocab, std::int32_t unk_id, std::size_t max_input_chars_per_word)
+WordPiece::WordPiece(std::shared_ptr<const Vocab> vocab, std::int32_t unk_id,
+                     std::size_t max_input_chars_per_word)
     : vocab_(std::move(vocab)), unk_id_(unk_id), max_input_chars_per_word_(max_input_chars_per_word) {
   if (!vocab_ || unk_id_ < 0 || static_cast<std::size_t>(unk_id_) >= vocab_->size()) {
     throw std::invalid_argument("WordPiece: unk_id outside the vocabulary");
@@ -28,21 +29,9 @@ void WordPiece::tokenize(std::string_view word, std::size_t chars, std::vector<s
   const std::size_t first_span = spans != nullptr ? spans->size() : 0;
   std::size_t start = 0;
   while (start < word.size()) {
-    // No vocabulary entry is longer than `longest`, so the search starts at that length
-    // (backed off to a character boundary) instead of the end of the word.
-    const std::size_t longest =
-        start == 0 ? vocab_->longest_token_bytes() : vocab_->longest_continuation_bytes();
-    std::size_t end = std::min(word.size(), start + longest);
-    while (end < word.size() && end > start && is_utf8_continuation(word[end])) --end;
-
-    std::int32_t id = Vocab::kNotFound;
-    while (end > start) {
-      const std::string_view piece = word.substr(start, end - start);
-      id = start == 0 ? vocab_->find(piece) : vocab_->find_continuation(piece);
-      if (id != Vocab::kNotFound) break;
-      --end;
-      while (end > start && is_utf8_continuation(word[end])) --end;
-    }
+    const Vocab::Match match = vocab_->longest_match(word.substr(start), start != 0);
+    const std::int32_t id = match.id;
+    const std::size_t end = start + match.bytes;
     if (id == Vocab::kNotFound) {
       ids.resize(first_id);
       if (spans != nullptr) spans->resize(first_span);
@@ -50,7 +39,8 @@ void WordPiece::tokenize(std::string_view word, std::size_t chars, std::vector<s
       return;
     }
     ids.push_back(id);
-    if (spans != nullptr) spans->push_back({static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end)});
+    if (spans != nullptr)
+      spans->push_back({static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end)});
     start = end;
   }
 }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/io/json_nesting.hpp"
 
 namespace shmtrain::train {
 namespace {
@@ -23,7 +24,8 @@ T get(const nlohmann::json& object, const char* key, const std::string& source) 
 
 double TrainerState::epoch() const {
   if (batches_per_epoch <= 0) return static_cast<double>(epoch_index);
-  return static_cast<double>(epoch_index) + static_cast<double>(batches_done) / static_cast<double>(batches_per_epoch);
+  return static_cast<double>(epoch_index) +
+         static_cast<double>(batches_done) / static_cast<double>(batches_per_epoch);
 }
 
 nlohmann::ordered_json TrainerState::to_json() const {
@@ -86,6 +88,7 @@ TrainerState TrainerState::read(const std::filesystem::path& path) {
   if (!in) fail_input("{}: not found or unreadable", path.string());
   std::stringstream text;
   text << in.rdbuf();
+  io::check_json_nesting(text.str(), path.string());
   const nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, false);
   if (json.is_discarded()) fail_input("{}: not valid JSON", path.string());
   return from_json(json, path.string());

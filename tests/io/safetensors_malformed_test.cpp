@@ -110,6 +110,9 @@ std::vector<Malformed> cases() {
        "data bytes [24, 26) at the end belong to no tensor"},
       {"metadata_not_object", safetensors_bytes(R"({"__metadata__":["format","pt"]})"),
        "__metadata__ must be an object of strings, got array"},
+      {"nested_100000_deep",
+       safetensors_bytes("{\"w\":" + std::string(100000, '[') + std::string(100000, ']') + "}"),
+       "header nests arrays and objects deeper than 512 levels (byte 516)"},
       {"metadata_value_not_string", safetensors_bytes(R"({"__metadata__":{"format":"pt","step":3}})"),
        "__metadata__ key 'step' must be a string, got integer"},
   };
@@ -167,8 +170,9 @@ TEST(SafetensorsReader, HeaderLengthAboveTheLimitIsRejected) {
     const SafetensorsReader reader(path);
     FAIL() << "accepted a 150 MB header";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("header length 150000000 exceeds the format's limit of 100000000 bytes"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("header length 150000000 exceeds the format's limit of 100000000 bytes"),
+        std::string::npos)
         << e.what();
   }
 }

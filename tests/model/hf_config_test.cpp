@@ -33,7 +33,8 @@ void expect_same(const BertConfig& a, const BertConfig& b) {
 }
 
 TEST(HfConfig, ReadsTheFixture) {
-  const BertConfig config = read_hf_config(shmtrain::testing::fixtures_dir() / "reference_tiny" / "config.json");
+  const BertConfig config =
+      read_hf_config(shmtrain::testing::fixtures_dir() / "reference_tiny" / "config.json");
   EXPECT_EQ(config.model_type, "bert");
   EXPECT_EQ(config.architectures, std::vector<std::string>{"BertForSequenceClassification"});
   EXPECT_EQ(config.vocab_size, 1000);
@@ -152,7 +153,8 @@ TEST(HfConfig, RoundTripThroughAFile) {
   write_hf_config(dir / "config.json", config);
   expect_same(read_hf_config(dir / "config.json"), config);
   // And the fixture survives read -> write -> read.
-  const BertConfig fixture = read_hf_config(shmtrain::testing::fixtures_dir() / "reference_tiny" / "config.json");
+  const BertConfig fixture =
+      read_hf_config(shmtrain::testing::fixtures_dir() / "reference_tiny" / "config.json");
   write_hf_config(dir / "config.json", fixture);
   expect_same(read_hf_config(dir / "config.json"), fixture);
 }
@@ -166,6 +168,17 @@ TEST(HfConfig, WriteRefusesAnInvalidConfigAndLeavesNoFile) {
   config.id2label = {"a", "a"};
   EXPECT_THROW(write_hf_config(dir / "config.json", config), Error);
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+TEST(HfConfig, NestedTooDeepIsRefusedNamingTheFile) {
+  shmtrain::testing::TempDir dir;
+  const auto path = dir / "config.json";
+  shmtrain::testing::write_file(
+      path, "{\"id2label\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
+  EXPECT_EQ(shmtrain::testing::error_of([&] {
+              read_hf_config(path);
+            }).rfind(path.string() + ": JSON nests arrays and objects deeper than 512 levels", 0),
+            0u);
 }
 
 struct BadConfig {
@@ -218,8 +231,9 @@ INSTANTIATE_TEST_SUITE_P(
                   "key 'architectures': must be a list of strings"},
         BadConfig{"model_type_roberta", R"({"model_type": "roberta"})",
                   "key 'model_type': is 'roberta'; shmtrain reads BERT (\"bert\") and DistilBERT"},
-        BadConfig{"distilbert_sinusoidal", R"({"model_type": "distilbert", "sinusoidal_pos_embds": true})",
-                  "key 'sinusoidal_pos_embds': is true: shmtrain implements learned position embeddings only"},
+        BadConfig{
+            "distilbert_sinusoidal", R"({"model_type": "distilbert", "sinusoidal_pos_embds": true})",
+            "key 'sinusoidal_pos_embds': is true: shmtrain implements learned position embeddings only"},
         BadConfig{"distilbert_dim_as_string", R"({"model_type": "distilbert", "dim": "768"})",
                   "key 'dim': must be an integer, got string"},
         BadConfig{"distilbert_heads", R"({"model_type": "distilbert", "dim": 100})",
@@ -253,7 +267,22 @@ INSTANTIATE_TEST_SUITE_P(
                   "key 'problem_type': 'ranking' is not one of"},
         BadConfig{"validate_heads", R"({"hidden_size": 100, "num_attention_heads": 12})",
                   "hidden_size 100 is not a multiple of num_attention_heads 12"},
-        BadConfig{"validate_activation", R"({"hidden_act": "relu"})", "hidden_act 'relu' is not supported"}),
+        BadConfig{"validate_activation", R"({"hidden_act": "relu"})", "hidden_act 'relu' is not supported"},
+        // Sizes are bounded before anything is allocated (issue #21).
+        BadConfig{"num_labels_1e12", R"({"num_labels": 1000000000000})",
+                  "key 'num_labels': is 1000000000000; shmtrain takes at most 131072"},
+        BadConfig{"layers_1e12", R"({"num_hidden_layers": 1000000000000})",
+                  "num_hidden_layers is 1000000000000; shmtrain takes at most 1024"},
+        BadConfig{"hidden_2_pow_32", R"({"hidden_size": 4294967296, "num_attention_heads": 1})",
+                  "hidden_size is 4294967296; shmtrain takes at most 32768"},
+        BadConfig{"vocab_2_pow_40", R"({"vocab_size": 1099511627776})",
+                  "vocab_size is 1099511627776; shmtrain takes at most 4194304"},
+        BadConfig{"parameters_too_many",
+                  R"({"hidden_size": 32768, "num_attention_heads": 1, "num_hidden_layers": 1024})",
+                  "the model would have about 4606295736320 parameters (17159 GiB in fp32); shmtrain takes "
+                  "at most"},
+        BadConfig{"number_overflow", R"({"hidden_dropout_prob": 1e400})",
+                  "key 'hidden_dropout_prob': number 1e400 is out of range"}),
     [](const ::testing::TestParamInfo<BadConfig>& param_info) { return param_info.param.label; });
 
 // distilbert-base-uncased's config.json as the hub holds it.
@@ -356,7 +385,9 @@ TEST(HfConfig, ArchitectureNamesTheClassOfTheModelTypeAndHead) {
   config.head = ModelHead::kQuestionAnswering;
   EXPECT_EQ(config.architecture(), "DistilBertForQuestionAnswering");
   config.id2label = {"a", "b", "c"};
-  EXPECT_NE(shmtrain::testing::error_of([&] { config.validate("c"); }).find("question answering needs num_labels 2"),
+  EXPECT_NE(shmtrain::testing::error_of([&] {
+              config.validate("c");
+            }).find("question answering needs num_labels 2"),
             std::string::npos);
 }
 

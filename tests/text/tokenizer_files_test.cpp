@@ -28,18 +28,29 @@ nlohmann::json bert_tokenizer_json(bool lowercase) {
   for (std::size_t id = 0; id < tokens.size(); ++id) vocab[tokens[id]] = id;
   nlohmann::json added = nlohmann::json::array();
   for (int id = 0; id < 5; ++id) {
-    added.push_back({{"id", id}, {"content", tokens[static_cast<std::size_t>(id)]}, {"single_word", false},
-                     {"lstrip", false}, {"rstrip", false}, {"normalized", false}, {"special", true}});
+    added.push_back({{"id", id},
+                     {"content", tokens[static_cast<std::size_t>(id)]},
+                     {"single_word", false},
+                     {"lstrip", false},
+                     {"rstrip", false},
+                     {"normalized", false},
+                     {"special", true}});
   }
   return {{"version", "1.0"},
           {"added_tokens", added},
           {"normalizer",
-           {{"type", "BertNormalizer"}, {"clean_text", true}, {"handle_chinese_chars", true},
-            {"strip_accents", nullptr}, {"lowercase", lowercase}}},
+           {{"type", "BertNormalizer"},
+            {"clean_text", true},
+            {"handle_chinese_chars", true},
+            {"strip_accents", nullptr},
+            {"lowercase", lowercase}}},
           {"pre_tokenizer", {{"type", "BertPreTokenizer"}}},
           {"model",
-           {{"type", "WordPiece"}, {"unk_token", "[UNK]"}, {"continuing_subword_prefix", "##"},
-            {"max_input_chars_per_word", 100}, {"vocab", vocab}}}};
+           {{"type", "WordPiece"},
+            {"unk_token", "[UNK]"},
+            {"continuing_subword_prefix", "##"},
+            {"max_input_chars_per_word", 100},
+            {"vocab", vocab}}}};
 }
 
 TEST(TextTokenizerFiles, UncasedVocabularyAloneMeansLowerCasing) {
@@ -59,7 +70,8 @@ TEST(TextTokenizerFiles, CasedVocabularyAloneMeansNoLowerCasing) {
   const TokenizerSpec spec = load_tokenizer_spec(dir / "vocab.txt");
   EXPECT_FALSE(spec.normalizer.lowercase);
   EXPECT_FALSE(spec.normalizer.strips_accents());
-  EXPECT_EQ(spec.lowercase_origin, "vocab.txt holds upper-case tokens (e.g. \"The\"), so it is read as cased");
+  EXPECT_EQ(spec.lowercase_origin,
+            "vocab.txt holds upper-case tokens (e.g. \"The\"), so it is read as cased");
 }
 
 TEST(TextTokenizerFiles, TokenizerConfigDecidesOverTheVocabulary) {
@@ -117,6 +129,34 @@ TEST(TextTokenizerFiles, TokenizerConfigOverridesTokenizerJson) {
   EXPECT_EQ(spec.lowercase_origin, "tokenizer_config.json: do_lower_case = false");
 }
 
+TEST(TextTokenizerFiles, NestedTooDeepIsRefusedNamingTheFile) {
+  TempDir dir;
+  write_file(dir / "tokenizer.json",
+             "{\"model\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
+  EXPECT_EQ(
+      error_of([&] { load_tokenizer_spec(dir / "tokenizer.json"); })
+          .rfind((dir / "tokenizer.json").string() + ": JSON nests arrays and objects deeper than 512 levels",
+                 0),
+      0u);
+}
+
+TEST(TextTokenizerFiles, IdsBeyondTheListedTokensAndHugeTokensAreRefused) {
+  TempDir dir;
+  nlohmann::json far = bert_tokenizer_json(true);
+  far["model"]["vocab"]["zzz"] = 1 << 30;
+  write_file(dir / "far.json", far.dump());
+  EXPECT_EQ(error_of([&] { load_tokenizer_spec(dir / "far.json"); }),
+            (dir / "far.json").string() +
+                ": model.vocab token 'zzz' has id 1073741824; ids are integers from 0 to 4194303");
+  nlohmann::json huge = bert_tokenizer_json(true);
+  huge["model"]["vocab"][std::string(5000, 'b')] = 1;
+  write_file(dir / "huge.json", huge.dump());
+  EXPECT_NE(error_of([&] {
+              load_tokenizer_spec(dir / "huge.json");
+            }).find("(5000 bytes) is longer than 1024 bytes or holds a NUL byte"),
+            std::string::npos);
+}
+
 TEST(TextTokenizerFiles, WhatIsNotABertTokenizerIsRefused) {
   TempDir dir;
   EXPECT_EQ(error_of([&] { load_tokenizer_spec(dir / "nothing"); }),
@@ -129,15 +169,17 @@ TEST(TextTokenizerFiles, WhatIsNotABertTokenizerIsRefused) {
   nlohmann::json bpe = bert_tokenizer_json(true);
   bpe["model"]["type"] = "BPE";
   write_file(dir / "bpe.json", bpe.dump());
-  EXPECT_EQ(error_of([&] { load_tokenizer_spec(dir / "bpe.json"); }),
-            (dir / "bpe.json").string() +
-                ": model type is BPE, not WordPiece: shmtrain tokenizes BERT-style WordPiece vocabularies only");
+  EXPECT_EQ(
+      error_of([&] { load_tokenizer_spec(dir / "bpe.json"); }),
+      (dir / "bpe.json").string() +
+          ": model type is BPE, not WordPiece: shmtrain tokenizes BERT-style WordPiece vocabularies only");
 
   nlohmann::json lower_nfkc = bert_tokenizer_json(true);
   lower_nfkc["normalizer"] = {{"type", "NFKC"}};
   write_file(dir / "nfkc.json", lower_nfkc.dump());
   EXPECT_EQ(error_of([&] { load_tokenizer_spec(dir / "nfkc.json"); }),
-            (dir / "nfkc.json").string() + ": normalizer NFKC is not supported (shmtrain implements BertNormalizer)");
+            (dir / "nfkc.json").string() +
+                ": normalizer NFKC is not supported (shmtrain implements BertNormalizer)");
 
   write_file(dir / "broken.json", "{\"model\": ");
   EXPECT_NE(error_of([&] { load_tokenizer_spec(dir / "broken.json"); }).find("broken.json: not valid JSON"),
@@ -146,8 +188,9 @@ TEST(TextTokenizerFiles, WhatIsNotABertTokenizerIsRefused) {
   TempDir folder;
   write_vocab_folder(folder, shmtrain::testing::uncased_vocab());
   write_file(folder / "tokenizer_config.json", R"({"do_lower_case": "yes"})");
-  EXPECT_EQ(error_of([&] { load_tokenizer_spec(folder.path()); }),
-            (folder / "tokenizer_config.json").string() + ": do_lower_case must be true or false, got \"yes\"");
+  EXPECT_EQ(
+      error_of([&] { load_tokenizer_spec(folder.path()); }),
+      (folder / "tokenizer_config.json").string() + ": do_lower_case must be true or false, got \"yes\"");
 }
 
 }  // namespace

@@ -56,14 +56,46 @@ TEST(TextVocab, BadFilesAreInputErrorsNamingTheFile) {
   TempDir dir;
   EXPECT_EQ(error_of([&] { read_vocab_txt(dir / "missing.txt"); }),
             "vocabulary file " + (dir / "missing.txt").string() +
-                " not found: pass --vocab a vocab.txt, a tokenizer.json or a Hugging Face model folder holding one");
+                " not found: pass --vocab a vocab.txt, a tokenizer.json or a Hugging Face model folder "
+                "holding one");
   write_file(dir / "empty.txt", "");
   EXPECT_EQ(error_of([&] { read_vocab_txt(dir / "empty.txt"); }),
             "vocabulary file " + (dir / "empty.txt").string() +
                 " is empty: a BERT vocab.txt holds one token per line");
   write_file(dir / "latin1.txt", "[PAD]\ncaf\xE9\n");
   EXPECT_EQ(error_of([&] { read_vocab_txt(dir / "latin1.txt"); }),
-            (dir / "latin1.txt").string() + ":2: invalid UTF-8 at byte 3 of the line (0xE9): vocab.txt must be UTF-8");
+            (dir / "latin1.txt").string() +
+                ":2: invalid UTF-8 at byte 3 of the line (0xE9): vocab.txt must be UTF-8");
+}
+
+TEST(TextVocab, TokensOfTenMegabytesOrWithANulByteAreRefusedNamingTheLine) {
+  TempDir dir;
+  write_file(dir / "long.txt", "[PAD]\n" + std::string(10 << 20, 'a') + "\n");
+  EXPECT_EQ(error_of([&] { read_vocab_txt(dir / "long.txt"); }),
+            (dir / "long.txt").string() +
+                ":2: a token of 10485760 bytes; vocabulary tokens are at most 1024 bytes");
+  write_file(dir / "nul.txt", std::string("[PAD]\n[UNK]\nab\0c\n", 15));
+  EXPECT_EQ(error_of([&] { read_vocab_txt(dir / "nul.txt"); }),
+            (dir / "nul.txt").string() + ":3: the token holds a NUL byte at byte 2");
+}
+
+TEST(TextVocab, LongestMatchEndsOnACharacterBoundaryAndTakesTheLastDuplicate) {
+  const Vocab vocab({"a", "ab", "abc", "##b", "##bc", "\xC3", "é", "ab"});
+  EXPECT_EQ(vocab.longest_match("abcd", false).id, 2);
+  EXPECT_EQ(vocab.longest_match("abcd", false).bytes, 3u);
+  EXPECT_EQ(vocab.longest_match("abd", false).id, 7);  // "ab" listed twice: the last id, as find()
+  EXPECT_EQ(vocab.longest_match("bcd", true).id, 4);
+  EXPECT_EQ(vocab.longest_match("bcd", false).id, Vocab::kNotFound);
+  EXPECT_EQ(vocab.longest_match("b", true).bytes, 1u);
+  // "\xC3" (a lone lead byte, only possible in a hand-built Vocab) never matches half of é.
+  EXPECT_EQ(vocab.longest_match("é", false).id, 6);
+  EXPECT_EQ(vocab.longest_match("\xC3\xA8", false).id, Vocab::kNotFound);
+}
+
+TEST(TextVocab, AnEmptyPrefixLooksPiecesUpAsTheyAre) {
+  const Vocab vocab({"un", "able"}, "");
+  EXPECT_EQ(vocab.find_continuation("able"), 1);
+  EXPECT_EQ(vocab.longest_match("able", true).id, 1);
 }
 
 TEST(TextVocab, CasedVocabularyIsRecognised) {

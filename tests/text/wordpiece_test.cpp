@@ -62,5 +62,19 @@ TEST_F(TextWordPiece, MaxInputCharsPerWordIsConfigurable) {
                                             vocab_->find("[UNK]")}));
 }
 
+TEST(TextWordPieceLinear, AHugeWordAgainstLongTokensIsCoveredPieceByPiece) {
+  // Tokens of 1,000 bytes and a word of 200,000 characters with no limit on word length: the
+  // byte-trie search costs each start at most the longest token, so this is 200 starts of
+  // 1,000 bytes, not 200 x 1,000 hash lookups of up to 1,000 bytes each.
+  const auto vocab = std::make_shared<const Vocab>(
+      std::vector<std::string>{"[UNK]", std::string(1000, 'a'), "##" + std::string(1000, 'a'), "##a"});
+  const WordPiece unbounded(vocab, 0, std::size_t{1} << 40);
+  std::vector<std::int32_t> ids;
+  unbounded.tokenize(std::string(200000, 'a'), 200000, ids);
+  ASSERT_EQ(ids.size(), 200u);
+  EXPECT_EQ(ids.front(), 1);
+  EXPECT_EQ(ids.back(), 2);
+}
+
 }  // namespace
 }  // namespace shmtrain::text

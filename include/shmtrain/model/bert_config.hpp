@@ -17,6 +17,20 @@ namespace shmtrain::model {
 // sequence classification or run_qa's extractive question answering.
 enum class ModelHead { kSequenceClassification, kQuestionAnswering };
 
+// Bounds on the sizes config.json may give, checked before anything is allocated: each is far
+// above every released encoder (XLM-R's 250,002 tokens, BERT-large's 24 layers of 1,024) and
+// low enough that every product of them fits an int64 and names a model a machine could hold.
+struct ConfigLimits {
+  static constexpr std::int64_t kVocabSize = std::int64_t{1} << 22;
+  static constexpr std::int64_t kHiddenSize = std::int64_t{1} << 15;
+  static constexpr std::int64_t kLayers = 1024;
+  static constexpr std::int64_t kIntermediateSize = std::int64_t{1} << 17;
+  static constexpr std::int64_t kPositions = std::int64_t{1} << 17;
+  static constexpr std::int64_t kTokenTypes = std::int64_t{1} << 16;
+  static constexpr std::int64_t kLabels = std::int64_t{1} << 17;
+  static constexpr std::int64_t kParameters = std::int64_t{1} << 36;  // 256 GiB of fp32
+};
+
 struct BertConfig {
   std::string model_type = "bert";  // a family of src/model/architectures/: "bert", "distilbert"
   std::vector<std::string> architectures = {"BertForSequenceClassification"};

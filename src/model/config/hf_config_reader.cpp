@@ -2,11 +2,16 @@
 
 #include <limits>
 #include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/ranges.h>
 
 #include "../architectures/architecture.hpp"
 #include "config_object.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/json_error.hpp"
+#include "shmtrain/io/json_nesting.hpp"
 #include "shmtrain/io/mapped_file.hpp"
 
 namespace shmtrain::model {
@@ -107,6 +112,8 @@ void read_labels(const ConfigObject& config, BertConfig& out) {
     std::int64_t n = 0;
     config.read("num_labels", n);
     if (n < 1) config.fail("num_labels", "must be at least 1, got {}", n);
+    if (n > ConfigLimits::kLabels)
+      config.fail("num_labels", "is {}; shmtrain takes at most {}", n, ConfigLimits::kLabels);
     out.id2label.clear();
     for (std::int64_t id = 0; id < n; ++id) out.id2label.push_back(fmt::format("LABEL_{}", id));
   }
@@ -153,11 +160,31 @@ void read_common_fields(const ConfigObject& config, const Architecture& arch, Be
 }  // namespace
 
 BertConfig parse_hf_config(std::string_view json_text, const std::string& source) {
+  io::check_json_nesting(json_text, source);
+  // The key being read, by depth, so that a number the parser cannot hold (1e400) is named by
+  // its key as every other bad value is.
+  std::vector<std::string> keys;
+  const ConfigJson::parser_callback_t note_key = [&](int depth, nlohmann::json::parse_event_t event,
+                                                     ConfigJson& parsed) {
+    if (event == nlohmann::json::parse_event_t::key && depth >= 1) {
+      keys.resize(static_cast<std::size_t>(depth));
+      keys.back() = parsed.get<std::string>();
+    }
+    return true;
+  };
   ConfigJson root;
   try {
-    root = ConfigJson::parse(json_text.begin(), json_text.end());
-  } catch (const ConfigJson::parse_error& e) {
-    fail_input("{}: not valid JSON: {}", source, io::json_error_text(e.what()));
+    root = ConfigJson::parse(json_text.begin(), json_text.end(), note_key);
+  } catch (const ConfigJson::exception& e) {  // parse_error, and out_of_range for 1e400
+    const std::string what = e.what();
+    const std::size_t overflow = what.find("number overflow parsing '");
+    if (overflow != std::string::npos && !keys.empty()) {
+      const std::size_t begin = overflow + 25;
+      const std::string number = what.substr(begin, what.find('\'', begin) - begin);
+      fail_input("{}: key '{}': number {} is out of range (a double holds at most about 1.8e308)", source,
+                 fmt::join(keys, "."), number);
+    }
+    fail_input("{}: not valid JSON: {}", source, io::json_error_text(what));
   }
   if (!root.is_object()) fail_input("{}: must hold a JSON object, got {}", source, describe_json(root));
   const ConfigObject config(root, source);

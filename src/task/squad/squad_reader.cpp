@@ -3,10 +3,11 @@
 #include <nlohmann/json.hpp>
 
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/data/table.hpp"
 #include "shmtrain/io/json_error.hpp"
+#include "shmtrain/io/json_nesting.hpp"
 #include "shmtrain/task/squad/squad_file.hpp"
 #include "shmtrain/text/utf8.hpp"
-#include "shmtrain/data/table.hpp"
 
 namespace shmtrain::task {
 namespace {
@@ -149,13 +150,13 @@ class Reader {
         static_cast<std::int64_t>(text::count_code_points(out_.contexts[example.context]));
     for (std::size_t m = 0; m < example.answers.size(); ++m) {
       const SquadAnswer& answer = example.answers[m];
-      const auto end = answer.answer_start + static_cast<std::int64_t>(text::count_code_points(answer.text));
-      if (end > context_chars) {
+      const auto text_chars = static_cast<std::int64_t>(text::count_code_points(answer.text));
+      // Compared without adding: an answer_start near INT64_MAX would overflow the sum.
+      if (answer.answer_start > context_chars - text_chars) {
         fail(fmt::format("{}.answers[{}]", path, m),
              "answer_start {} + {} characters of text ends past the context's {} characters (answer_start "
-             "counts "
-             "characters, not bytes)",
-             answer.answer_start, end - answer.answer_start, context_chars);
+             "counts characters, not bytes)",
+             answer.answer_start, text_chars, context_chars);
       }
     }
     if (need_answers_ && example.answers.empty()) {
@@ -175,6 +176,7 @@ class Reader {
 }  // namespace
 
 SquadFile parse_squad(std::string_view json_text, const std::string& source, bool need_answers) {
+  io::check_json_nesting(json_text, source);
   Json root;
   try {
     root = Json::parse(json_text.begin(), json_text.end());

@@ -25,7 +25,8 @@ TEST_F(DataCustom, CsvUnquotesFieldsAndKeepsEmbeddedNewlines) {
   EXPECT_EQ(data->train()->examples[0].label, 1);
   EXPECT_EQ(data->train()->examples[1].label, 0);
   // Columns are found by name in the validation file.
-  EXPECT_EQ(tokens(data->validation()->examples[0]), (Tokens{"[CLS]", "hello", "[SEP]", "the", "cat", "[SEP]"}));
+  EXPECT_EQ(tokens(data->validation()->examples[0]),
+            (Tokens{"[CLS]", "hello", "[SEP]", "the", "cat", "[SEP]"}));
 }
 
 TEST_F(DataCustom, CsvErrorsNameTheLineWhereTheRecordStarts) {
@@ -77,6 +78,13 @@ TEST_F(DataCustom, JsonLinesUseTheFirstObjectsKeyOrder) {
   EXPECT_EQ(data->train()->examples[0].label, 1);
   EXPECT_EQ(tokens(data->train()->examples[1]), (Tokens{"[CLS]", "the", "mat", "[SEP]", "world", "[SEP]"}));
   EXPECT_EQ(data->train()->examples[1].label, 0);
+}
+
+TEST_F(DataCustom, JsonLinesNestedTooDeepIsRefusedNamingTheLine) {
+  write("train.jsonl", "{\"text\": \"a\", \"label\": 1}\n{\"text\": " + std::string(100000, '[') +
+                           std::string(100000, ']') + "}\n");
+  EXPECT_TRUE(contains(error(custom("train.jsonl"), true, false),
+                       path("train.jsonl") + ":2: JSON nests arrays and objects deeper than 512 levels"));
 }
 
 TEST_F(DataCustom, JsonLinesErrorsNameTheLine) {

@@ -50,6 +50,12 @@ std::string error_for(const std::string& json, bool need_answers = false) {
   return error_of([&] { parse_squad(json, "f.json", need_answers); });
 }
 
+TEST(Squad, NestedTooDeepIsRefusedNamingTheFile) {
+  EXPECT_EQ(error_for("{\"data\": " + std::string(100000, '[') + std::string(100000, ']') + "}")
+                .rfind("f.json: JSON nests arrays and objects deeper than 512 levels (byte 520)", 0),
+            0u);
+}
+
 TEST(Squad, ErrorsNameTheFileAndTheJsonPath) {
   const std::string para = R"({"context": "a b", "qas": [)";
   EXPECT_EQ(error_for(R"({"version": "1.1"})"), "f.json: data: missing");
@@ -76,6 +82,14 @@ TEST(Squad, ErrorsNameTheFileAndTheJsonPath) {
                 R"({"id": "a", "question": "q", "answers": [{"text": "b c", "answer_start": 2}]}]}]}]})"),
       "f.json: data[0].paragraphs[0].qas[0].answers[0]: answer_start 2 + 3 characters of text ends past the "
       "context's 3 characters (answer_start counts characters, not bytes)");
+  // Near INT64_MAX the sum would wrap negative and pass (issue #21).
+  EXPECT_EQ(
+      error_for(
+          R"({"data": [{"paragraphs": [)" + para +
+          R"({"id": "a", "question": "q", "answers": [{"text": "b c", "answer_start": 9223372036854775806}]}]}]}]})"),
+      "f.json: data[0].paragraphs[0].qas[0].answers[0]: answer_start 9223372036854775806 + 3 characters of "
+      "text ends "
+      "past the context's 3 characters (answer_start counts characters, not bytes)");
   EXPECT_EQ(
       error_for(
           R"({"data": [{"paragraphs": [)" + para +
