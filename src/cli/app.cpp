@@ -4,8 +4,8 @@
 #include <exception>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "shmtrain/cli/commands.hpp"
 #include "shmtrain/common/error.hpp"
@@ -22,11 +22,8 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "shmtrain 0.1.0");
   const std::vector<Command> commands = {
-      add_info_command(app),
-      add_tokenize_command(app),
-      add_topo_command(app),
-      add_bench_command(app),
-      add_train_command(app),
+      add_info_command(app),  add_tokenize_command(app), add_topo_command(app),
+      add_bench_command(app), add_train_command(app),
   };
 
   try {
@@ -47,7 +44,7 @@ int run(int argc, char** argv) {
     return 128 + e.signal_number();
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "shmtrain: error: {}\n", e.what());
+    fmt::print(stderr, "shmtrain: error: {}\n", describe_failure(e));
     return 1;
   }
   return 0;

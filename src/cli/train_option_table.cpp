@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "option_fields.hpp"
+#include "shmtrain/topo/placement.hpp"
 
 namespace shmtrain::cli {
 namespace {
@@ -16,6 +17,9 @@ std::vector<OptionSpec> make_table() {
   const Range non_negative = at_least(0);
   const Range probability = between(0, 1);
   const Range at_least_one = at_least(1);
+  // Batch sizes and accumulation are bounded so that their product with the workers (the
+  // global batch) stays far inside an int64: 9e18 accumulation steps once wrapped negative.
+  constexpr double kMaxBatchCount = 1 << 20;
   const std::string model = "model", data = "data", run = "run", optim = "optimisation", log = "logging",
                     compute = "compute";
   return {
@@ -83,11 +87,11 @@ std::vector<OptionSpec> make_table() {
       option("max_steps", &TrainOptions::max_steps, optim,
              "optimizer steps; overrides num_train_epochs when > 0"),
       option("per_device_train_batch_size", &TrainOptions::per_device_train_batch_size, optim,
-             "examples per worker per micro-batch", at_least_one),
+             "examples per worker per micro-batch", between(1, kMaxBatchCount)),
       option("per_device_eval_batch_size", &TrainOptions::per_device_eval_batch_size, optim,
-             "examples per worker per evaluation batch", at_least_one),
+             "examples per worker per evaluation batch", between(1, kMaxBatchCount)),
       option("gradient_accumulation_steps", &TrainOptions::gradient_accumulation_steps, optim,
-             "micro-batches per optimizer step", at_least_one),
+             "micro-batches per optimizer step", between(1, kMaxBatchCount)),
       option("learning_rate", &TrainOptions::learning_rate, optim, "peak learning rate of AdamW", positive),
       option("lr_scheduler_type", &TrainOptions::lr_scheduler_type, optim,
              "linear, constant, constant_with_warmup or cosine"),
@@ -124,7 +128,7 @@ std::vector<OptionSpec> make_table() {
       option("disable_tqdm", &TrainOptions::disable_tqdm, log, "no live progress line, even on a terminal"),
 
       option("threads", &TrainOptions::threads, compute, "compute threads per worker (default: its cores)",
-             at_least_one),
+             between(1, topo::kMaxThreadsPerWorker)),
       option("shard_optimizer", &TrainOptions::shard_optimizer, compute,
              "reduce-scatter the gradients; each worker updates and keeps AdamW state for its 1/P of the "
              "parameters, then the parameters are all-gathered"),
@@ -147,7 +151,8 @@ const std::vector<OptionSpec>& train_option_table() {
 
 const OptionSpec* find_train_option(std::string_view name) {
   const auto& table = train_option_table();
-  const auto it = std::find_if(table.begin(), table.end(), [&](const OptionSpec& s) { return s.name == name; });
+  const auto it =
+      std::find_if(table.begin(), table.end(), [&](const OptionSpec& s) { return s.name == name; });
   return it == table.end() ? nullptr : &*it;
 }
 

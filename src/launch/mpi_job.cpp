@@ -14,6 +14,7 @@
 #include "shmtrain/comm/mpi/mpi_communicator.hpp"
 #include "shmtrain/comm/shm/segment.hpp"
 #include "shmtrain/comm/shm/shm_communicator.hpp"
+#include "shmtrain/common/error.hpp"
 #include "shmtrain/launch/rank_placement.hpp"
 
 namespace shmtrain::launch {
@@ -85,9 +86,10 @@ MpiJob::MpiJob(int simulated_hosts) : state_(std::make_unique<State>()) {
   // Another MPI's launcher: this library did not understand its environment and made each
   // process a job of its own, which would train alone and write the same output_dir.
   if (const int expected = mpi_launcher_world_size(); expected > 0 && expected != state_->world->size()) {
-    throw Error(fmt::format("the MPI launcher started {} ranks, but this shmtrain's MPI ({}) sees a job of {}: start "
-                            "it with the mpirun of the MPI it was built with",
-                            expected, mpi_library_version(), state_->world->size()));
+    throw Error(
+        fmt::format("the MPI launcher started {} ranks, but this shmtrain's MPI ({}) sees a job of {}: start "
+                    "it with the mpirun of the MPI it was built with",
+                    expected, mpi_library_version(), state_->world->size()));
   }
   state_->hosts = find_hosts(*state_->world, simulated_hosts);
 }
@@ -105,7 +107,7 @@ void MpiJob::together(const std::function<void()>& step) {
   try {
     step();
   } catch (const std::exception& e) {
-    error = e.what();
+    error = describe_failure(e);
   }
   comm::MpiTransport& world = *state_->world;
   int first = error.empty() ? INT_MAX : world.rank();
@@ -203,7 +205,7 @@ int MpiJob::run(const LaunchOptions& options, const WorkerFunction& worker) {
   } catch (const std::exception& e) {
     abort_job(header,
               fmt::format("shmtrain: rank {} (host {}, local rank {}): error: {}", rank(), hosts.host,
-                          hosts.local_rank, e.what()),
+                          hosts.local_rank, describe_failure(e)),
               kExitFailed);
   }
   allreduce_ints(*state_->world, {&code, 1}, MPI_MAX, "agreeing on the exit code");

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "shmtrain/comm/shm/shm_communicator.hpp"
+#include "shmtrain/common/error.hpp"
 #include "shmtrain/tensor/threads.hpp"
 #include "shmtrain/topo/binding.hpp"
 
@@ -40,19 +41,23 @@ int run(const WorkerSetup& setup) {
     comm::ShmOptions options = setup.options->comm;
     options.transport.threads = entry.threads;
     comm::ShmCommunicator communicator(setup.segment, setup.rank, options);
-    WorkerContext context{setup.rank, static_cast<int>(setup.plan->workers.size()), entry, communicator,
-                          setup.plan->bind, setup.segment_name};
+    WorkerContext context{setup.rank,
+                          static_cast<int>(setup.plan->workers.size()),
+                          entry,
+                          communicator,
+                          setup.plan->bind,
+                          setup.segment_name};
     try {
       return (*setup.function)(context);
     } catch (const comm::PeerFailure& e) {
       fmt::print(stderr, "shmtrain: worker {}: stopped: {}\n", setup.rank, e.what());
       return kExitPeerFailure;
     } catch (const std::exception& e) {
-      fmt::print(stderr, "shmtrain: worker {}: error: {}\n", setup.rank, e.what());
+      fmt::print(stderr, "shmtrain: worker {}: error: {}\n", setup.rank, describe_failure(e));
       return kExitFailed;
     }
   } catch (const std::exception& e) {
-    fmt::print(stderr, "shmtrain: worker {}: set-up failed: {}\n", setup.rank, e.what());
+    fmt::print(stderr, "shmtrain: worker {}: set-up failed: {}\n", setup.rank, describe_failure(e));
     return kExitSetupFailed;
   }
 }
@@ -72,7 +77,7 @@ void run_worker_process(const WorkerSetup& setup) {
     if (setup.stdout_fd >= 0) std::setvbuf(stdout, nullptr, _IOLBF, 0);
     code = run(setup);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "shmtrain: worker {}: {}\n", setup.rank, e.what());
+    fmt::print(stderr, "shmtrain: worker {}: {}\n", setup.rank, describe_failure(e));
   }
   std::fflush(nullptr);
   // _exit, not exit: the launcher's atexit handlers and static destructors are not ours to run.

@@ -69,11 +69,19 @@ PlacementPlan make_plan(const Topology& topology, const PlacementOptions& option
   if (options.nproc_per_node < 0) fail_input("--nproc_per_node must be >= 0, not {}", options.nproc_per_node);
   if (options.exchange_cores < 0) fail_input("--exchange_cores must be >= 0, not {}", options.exchange_cores);
   if (options.threads < 0) fail_input("--threads must be >= 1, not {}", options.threads);
+  if (options.nproc_per_node > kMaxWorkersPerMachine) {
+    fail_input("--nproc_per_node {}: shmtrain runs at most {} workers on one machine", options.nproc_per_node,
+               kMaxWorkersPerMachine);
+  }
+  if (options.threads > kMaxThreadsPerWorker) {
+    fail_input("--threads {}: a worker runs at most {} threads", options.threads, kMaxThreadsPerWorker);
+  }
 
   PlacementPlan plan;
   plan.bind = topology.is_this_system();
   plan.topology_description = topology.description();
-  if (!plan.bind) plan.notes.push_back(fmt::format("binding skipped: the {} is not this machine", topology.description()));
+  if (!plan.bind)
+    plan.notes.push_back(fmt::format("binding skipped: the {} is not this machine", topology.description()));
 
   const std::vector<CoreGroup> units = group_by_unit(topology.cores(), options.unit);
   const int unit_count = static_cast<int>(units.size());
@@ -84,12 +92,13 @@ PlacementPlan make_plan(const Topology& topology, const PlacementOptions& option
   if (workers > core_count) {
     // More workers than cores: worker i shares core i mod cores. Useful for tests only.
     plan.oversubscribed = true;
-    for (int i = 0; i < workers; ++i) groups.push_back({&topology.cores()[static_cast<std::size_t>(i % core_count)]});
+    for (int i = 0; i < workers; ++i)
+      groups.push_back({&topology.cores()[static_cast<std::size_t>(i % core_count)]});
     plan.notes.push_back(fmt::format("oversubscribed: {} workers on {} cores share cores; expect low speed",
                                      workers, core_count));
-  } else if (workers % unit_count == 0 &&
-             std::all_of(units.begin(), units.end(),
-                         [&](const CoreGroup& u) { return static_cast<int>(u.size()) >= workers / unit_count; })) {
+  } else if (workers % unit_count == 0 && std::all_of(units.begin(), units.end(), [&](const CoreGroup& u) {
+               return static_cast<int>(u.size()) >= workers / unit_count;
+             })) {
     for (const CoreGroup& unit : units) {
       for (CoreGroup& part : split_evenly(unit, workers / unit_count)) groups.push_back(std::move(part));
     }
@@ -97,9 +106,10 @@ PlacementPlan make_plan(const Topology& topology, const PlacementOptions& option
     CoreGroup all;
     for (const Core& core : topology.cores()) all.push_back(&core);
     groups = split_evenly(all, workers);
-    plan.notes.push_back(fmt::format("{} workers do not divide the {} {}s evenly: some workers span units or "
-                                     "hold one core more than others",
-                                     workers, unit_count, options.unit == PlacementUnit::package ? "package" : "NUMA node"));
+    plan.notes.push_back(
+        fmt::format("{} workers do not divide the {} {}s evenly: some workers span units or "
+                    "hold one core more than others",
+                    workers, unit_count, options.unit == PlacementUnit::package ? "package" : "NUMA node"));
   }
 
   for (int rank = 0; rank < workers; ++rank) {
@@ -107,8 +117,8 @@ PlacementPlan make_plan(const Topology& topology, const PlacementOptions& option
     const PlacementEntry& entry = plan.workers.back();
     const int compute_units = options.use_smt ? static_cast<int>(entry.cpus.size()) : entry.cores;
     if (options.exchange_cores > 0 && options.exchange_cores >= compute_units) {
-      fail_input("--exchange_cores {} leaves worker {} no compute core: it holds {}", options.exchange_cores, rank,
-                 compute_units);
+      fail_input("--exchange_cores {} leaves worker {} no compute core: it holds {}", options.exchange_cores,
+                 rank, compute_units);
     }
   }
   return plan;
@@ -133,8 +143,8 @@ std::string format_plan(const PlacementPlan& plan) {
   std::string out = fmt::format("{:>4}  {:>7}  {:>6}  {:>5}  {:>7}  {}\n", "rank", "package", "numa", "cores",
                                 "threads", "cpus");
   for (const PlacementEntry& w : plan.workers) {
-    out += fmt::format("{:>4}  {:>7}  {:>6}  {:>5}  {:>7}  {}\n", w.rank, w.package, format_cpu_list(w.numa_nodes),
-                       w.cores, w.threads, format_cpu_list(w.cpus));
+    out += fmt::format("{:>4}  {:>7}  {:>6}  {:>5}  {:>7}  {}\n", w.rank, w.package,
+                       format_cpu_list(w.numa_nodes), w.cores, w.threads, format_cpu_list(w.cpus));
   }
   for (const std::string& note : plan.notes) out += fmt::format("note: {}\n", note);
   return out;

@@ -79,8 +79,12 @@ TEST(TrainOptions, ConfigFileErrorsNameTheFileLineAndKey) {
   EXPECT_EQ(error_for("per_device_train_batch_size = 0\n"),
             path + ":1: per_device_train_batch_size must be >= 1, got 0");
   EXPECT_EQ(error_for("hidden_dropout_prob = 1.5\n"), path + ":1: hidden_dropout_prob must be <= 1, got 1.5");
+  EXPECT_EQ(error_for("gradient_accumulation_steps = 9000000000000000000\n"),
+            path + ":1: gradient_accumulation_steps must be <= 1048576, got 9000000000000000000");
+  EXPECT_EQ(error_for("threads = 1000000\n"), path + ":1: threads must be <= 4096, got 1000000");
   EXPECT_EQ(error_for("shuffle = \"no\"\n"), path + ":1: shuffle must be true or false");
-  EXPECT_EQ(error_for("[training]\nseed = 1\n"), path + ":1: unknown key 'training' (`shmtrain train --help` lists the options)");
+  EXPECT_EQ(error_for("[training]\nseed = 1\n"),
+            path + ":1: unknown key 'training' (`shmtrain train --help` lists the options)");
   EXPECT_EQ(error_for("seed = [1, 2]\n"), path + ":1: seed must be a single value, not a list");
   EXPECT_NE(error_for("seed = = 1\n").find(path + ":1: not valid TOML"), std::string::npos);
   EXPECT_EQ(error_of([&] {
@@ -124,9 +128,10 @@ TEST(TrainOptions, CrossOptionRulesNameTheOptions) {
   options.max_steps = -1;
   options.task_name = "squad";
   options.max_seq_length = 128;
-  EXPECT_EQ(error_of([&] { validate_train_options(options); }),
-            "doc_stride 128 must be smaller than max_seq_length 128: consecutive windows of a context overlap by "
-            "doc_stride tokens");
+  EXPECT_EQ(
+      error_of([&] { validate_train_options(options); }),
+      "doc_stride 128 must be smaller than max_seq_length 128: consecutive windows of a context overlap by "
+      "doc_stride tokens");
 }
 
 TEST(TrainOptions, ResolvedConfigRoundTripsThroughTheConfigFile) {

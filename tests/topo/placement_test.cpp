@@ -17,7 +17,8 @@
 namespace shmtrain::topo {
 namespace {
 
-PlacementPlan plan_for(const std::string& synthetic, PlacementOptions options = {}, const std::string& cpuset = "") {
+PlacementPlan plan_for(const std::string& synthetic, PlacementOptions options = {},
+                       const std::string& cpuset = "") {
   return make_plan(Topology::load({synthetic, cpuset}), options);
 }
 
@@ -124,6 +125,12 @@ TEST(Placement, BadInputIsAnInputError) {
   EXPECT_THROW(Topology::load({"package:1 core:2 pu:1", "5-7"}), InputError);
   EXPECT_THROW(plan_for("package:1 core:2 pu:1", {.nproc_per_node = -1}), InputError);
   EXPECT_THROW(parse_placement_unit("core"), InputError);
+  // Counts from the command line are bounded before a worker is planned (issue #21).
+  EXPECT_EQ(
+      shmtrain::testing::error_of([] { plan_for("package:1 core:2 pu:1", {.nproc_per_node = 2000000000}); }),
+      "--nproc_per_node 2000000000: shmtrain runs at most 64 workers on one machine");
+  EXPECT_EQ(shmtrain::testing::error_of([] { plan_for("package:1 core:2 pu:1", {.threads = 1000000}); }),
+            "--threads 1000000: a worker runs at most 4096 threads");
 }
 
 TEST(Placement, CpuListsRoundTrip) {
@@ -166,7 +173,9 @@ TEST(Placement, AffinityMaskRestrictsThisMachine) {
     const Topology topology = Topology::load({});
     const PlacementPlan plan = make_plan(topology, {});
     if (topology.pu_count() != 1) std::fprintf(stderr, "%s", topology.summary().c_str());
-    _exit(topology.pu_count() == 1 && plan.workers.size() == 1 && plan.workers[0].cpus == std::vector<int>{0} ? 0 : 1);
+    _exit(topology.pu_count() == 1 && plan.workers.size() == 1 && plan.workers[0].cpus == std::vector<int>{0}
+              ? 0
+              : 1);
   }
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);

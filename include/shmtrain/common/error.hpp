@@ -34,6 +34,10 @@ class SystemError : public Error {
 // Throws SystemError for `what` with the current errno.
 [[noreturn]] void throw_errno(std::string_view what);
 
+// What to tell the user about an exception that reached the top of a process: its what(),
+// except for an allocation failure, whose what() ("std::bad_alloc") says nothing of the cause.
+std::string describe_failure(const std::exception& e);
+
 template <typename... Args>
 [[noreturn]] void fail_input(fmt::format_string<Args...> format, Args&&... args) {
   throw InputError(fmt::format(format, std::forward<Args>(args)...));

@@ -15,29 +15,35 @@ namespace shmtrain::topo {
 
 enum class PlacementUnit { package, numa };
 
+// Bounds on the counts a user can ask for, refused before anything is forked or allocated:
+// the exchange's segment and the optimizer's sharding are laid out for at most 64 workers, and
+// no worker runs more threads than the largest machines have hardware threads.
+inline constexpr int kMaxWorkersPerMachine = 64;
+inline constexpr int kMaxThreadsPerWorker = 4096;
+
 struct PlacementOptions {
-  int nproc_per_node = 0;                      // 0: one worker per unit
+  int nproc_per_node = 0;  // 0: one worker per unit
   PlacementUnit unit = PlacementUnit::package;
-  bool use_smt = false;                        // bind to every hardware thread, not one per core
-  int exchange_cores = 0;                      // cores per worker kept free of compute threads
-  int threads = 0;  // compute and exchange threads per worker (train's --threads); 0: as below
+  bool use_smt = false;    // bind to every hardware thread, not one per core
+  int exchange_cores = 0;  // cores per worker kept free of compute threads
+  int threads = 0;         // compute and exchange threads per worker (train's --threads); 0: as below
 };
 
 struct PlacementEntry {
   int rank = 0;
-  int package = 0;               // package (socket) of its first core
-  std::vector<int> numa_nodes;   // OS indices of the NUMA nodes its cpus belong to
-  std::vector<int> cpus;         // OS indices of the PUs it is bound to
-  int cores = 0;                 // physical cores it holds
-  int threads = 1;               // its threads, for compute and for the exchange's reductions:
-                                 // PlacementOptions::threads, else its cores (or PUs with SMT)
-                                 // minus exchange cores
+  int package = 0;              // package (socket) of its first core
+  std::vector<int> numa_nodes;  // OS indices of the NUMA nodes its cpus belong to
+  std::vector<int> cpus;        // OS indices of the PUs it is bound to
+  int cores = 0;                // physical cores it holds
+  int threads = 1;              // its threads, for compute and for the exchange's reductions:
+                                // PlacementOptions::threads, else its cores (or PUs with SMT)
+                                // minus exchange cores
 };
 
 struct PlacementPlan {
   std::vector<PlacementEntry> workers;
-  bool bind = false;             // false when the topology is not this machine
-  bool oversubscribed = false;   // more workers than cores: workers share cores
+  bool bind = false;            // false when the topology is not this machine
+  bool oversubscribed = false;  // more workers than cores: workers share cores
   std::string topology_description;
   std::vector<std::string> notes;  // what the user should know about the plan, one line each
 };
