@@ -46,12 +46,14 @@ class TrainErrors : public ::testing::Test {
   ReferenceRun run_;
 };
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 TEST_F(TrainErrors, MissingModelFolder) {
-  const std::string err = error_of_run("train --model_name_or_path " + (dir_ / "nope").string() +
-                                       " --train_file x.jsonl --validation_file x.jsonl --output_dir " +
-                                       (dir_ / "out").string());
+  const std::string err =
+      error_of_run("train --model_name_or_path " + (dir_ / "nope").string() +
+                   " --train_file x.jsonl --validation_file x.jsonl --output_dir " + (dir_ / "out").string());
   EXPECT_TRUE(contains(err, "nope: no such folder")) << err;
 }
 
@@ -75,9 +77,11 @@ TEST_F(TrainErrors, LabelNotInTheLabelSet) {
 }
 
 TEST_F(TrainErrors, TokenIdOutsideTheVocabulary) {
-  write_file(dir_ / "train.jsonl", "{\"input_ids\": [101, 5000, 102], \"label\": 0}\n{\"input_ids\": [101, 5, 102], \"label\": 1}\n");
-  const std::string err = error_of_run(base_flags() + " --train_file " + (dir_ / "train.jsonl").string() +
-                                       " --do_eval false");
+  write_file(
+      dir_ / "train.jsonl",
+      "{\"input_ids\": [101, 5000, 102], \"label\": 0}\n{\"input_ids\": [101, 5, 102], \"label\": 1}\n");
+  const std::string err =
+      error_of_run(base_flags() + " --train_file " + (dir_ / "train.jsonl").string() + " --do_eval false");
   EXPECT_TRUE(contains(err, "train.jsonl")) << err;
   EXPECT_TRUE(contains(err, "5000")) << err;
 }
@@ -111,6 +115,28 @@ TEST_F(TrainErrors, ResumeFromAFolderThatIsNotACheckpoint) {
   const std::string err =
       error_of_run(base_flags() + " --resume_from_checkpoint " + (dir_ / "not-a-checkpoint").string());
   EXPECT_TRUE(contains(err, "not-a-checkpoint: model.safetensors not found")) << err;
+}
+
+TEST_F(TrainErrors, ResumeIntoAnotherModelIsRefusedNamingWhatDiffers) {
+  // A checkpoint of the 2-layer fixture, then the model folder cut to 1 layer (its second
+  // layer's weights left unused, as a user's smaller config would): resuming the 2-layer
+  // checkpoint into it was accepted, loading half the checkpoint (issue #21).
+  std::string flags = base_flags();
+  const std::string out = (dir_ / "out").string();
+  flags.replace(flags.find(out), out.size(), (dir_ / "first").string());
+  const CliRun first = run_shmtrain(flags + " --save_steps 1");
+  ASSERT_EQ(first.exit_code, 0) << first.output();
+  std::string config = read_file(run_.model / "config.json");
+  const std::string layers = "\"num_hidden_layers\": 2";
+  ASSERT_NE(config.find(layers), std::string::npos);
+  config.replace(config.find(layers), layers.size(), "\"num_hidden_layers\": 1");
+  write_file(run_.model / "config.json", config);
+  const std::string err =
+      error_of_run(base_flags() + " --resume_from_checkpoint " + (dir_ / "first" / "checkpoint-1").string());
+  EXPECT_TRUE(contains(err,
+                       "checkpoint-1/config.json: the checkpoint's num_hidden_layers is 2 but this run's "
+                       "model has 1: resume a checkpoint of the same model"))
+      << err;
 }
 
 }  // namespace
