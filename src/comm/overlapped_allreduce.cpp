@@ -72,7 +72,9 @@ void OverlappedAllreduce::run() {
   for (;;) {
     work_.wait(lock, [this] { return stop_ || !queue_.empty(); });
     if (stop_) return;
-    const auto [begin, end] = queue_.front();
+    // Plain names, not a structured binding: clang 14 (the fuzzing build) cannot capture one.
+    const std::size_t begin = queue_.front().first;
+    const std::size_t end = queue_.front().second;
     queue_.pop_front();
     // After a failure the remaining buckets are dropped: the round is lost and finish() says why.
     if (!error_) {
