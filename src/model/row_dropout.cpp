@@ -49,8 +49,9 @@ void RowDropout::forward(float* out, const float* in, std::int64_t width, float 
   }
 }
 
-void RowDropout::backward(float* dinp, const float* dout, std::int64_t width, float p,
-                          const std::uint16_t* mask) const {
+template <typename T>
+void RowDropout::backward_rows(T* dinp, const float* dout, std::int64_t width, float p,
+                               const std::uint16_t* mask) const {
   if (p == 0.0f) {
     tensor::dropout_backward(dinp, dout, batch_.tokens() * width, p, mask);
     return;
@@ -60,15 +61,14 @@ void RowDropout::backward(float* dinp, const float* dout, std::int64_t width, fl
   }
 }
 
+void RowDropout::backward(float* dinp, const float* dout, std::int64_t width, float p,
+                          const std::uint16_t* mask) const {
+  backward_rows(dinp, dout, width, p, mask);
+}
+
 void RowDropout::backward(tensor::bf16* dinp, const float* dout, std::int64_t width, float p,
                           const std::uint16_t* mask) const {
-  if (p == 0.0f) {
-    tensor::dropout_backward(dinp, dout, batch_.tokens() * width, p, mask);
-    return;
-  }
-  for (const Span& s : spans(width, RowUnit::kTokens)) {
-    tensor::dropout_backward(dinp + s.first, dout + s.first, s.count, p, mask + s.mask_word);
-  }
+  backward_rows(dinp, dout, width, p, mask);
 }
 
 void RowDropout::backward_redraw(float* dinp, const float* dout, std::int64_t width, float p,

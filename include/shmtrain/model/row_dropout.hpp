@@ -49,6 +49,8 @@ class RowDropout {
     std::int64_t first, count, mask_word;  // elements, and the row's first mask word
   };
   std::vector<Span> spans(std::int64_t width, RowUnit unit) const;
+  template <typename T>
+  void backward_rows(T* dinp, const float* dout, std::int64_t width, float p, const std::uint16_t* mask) const;
 
   const data::Batch& batch_;
   StepContext context_;
