@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses of fuzz/ (clang, ASan + UBSan, into build-fuzz/) and runs each
+# for SECONDS (default 60) over a corpus seeded from tests/fixtures, kept in build-fuzz/corpus/
+# between runs. Prints each harness's executions; a crash stops with the input that caused it
+# (build-fuzz/crashes/), which then belongs in a regression test.
+#   tools/fuzz.sh [SECONDS] [HARNESS...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+shift || true
+tools/setup.sh
+missing=()
+for p in clang libclang-rt-14-dev libomp-14-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHMTRAIN_FUZZ=ON \
+  -DSHMTRAIN_BUILD_TESTS=OFF -DSHMTRAIN_BUILD_BENCH=OFF -DSHMTRAIN_WITH_MPI=OFF -DSHMTRAIN_NATIVE=ON >/dev/null
+harnesses=("$@")
+[ ${#harnesses[@]} -gt 0 ] || harnesses=($(ls fuzz/*_fuzz.cpp | xargs -n1 basename | sed 's/\.cpp$//'))
+cmake --build build-fuzz -j "$(nproc)" --target "${harnesses[@]}" >/dev/null
+
+make_tokenizer_json() {  # a BERT tokenizer.json of the test vocabulary, as tokenizers writes one
+  mkdir -p build-fuzz/seed
+  /usr/bin/python3 - tests/fixtures/squad_tiny/vocab.txt build-fuzz/seed/tokenizer.json <<'PY'
+import json, sys
+tokens = open(sys.argv[1], encoding="utf-8").read().splitlines()
+specials = [t for t in tokens if t.startswith("[") and t.endswith("]")]
+json.dump({"version": "1.0",
+           "added_tokens": [{"id": tokens.index(t), "content": t, "single_word": False, "lstrip": False,
+                             "rstrip": False, "normalized": False, "special": True} for t in specials],
+           "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                          "strip_accents": None, "lowercase": True},
+           "pre_tokenizer": {"type": "BertPreTokenizer"},
+           "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                     "max_input_chars_per_word": 100, "vocab": {t: i for i, t in enumerate(tokens)}}},
+          open(sys.argv[2], "w"), ensure_ascii=False)
+PY
+}
+
+seed() {  # harness -> the fixture files its corpus starts from
+  case "$1" in
+    safetensors_fuzz) ls tests/fixtures/reference_tiny/*.safetensors ;;
+    config_json_fuzz) ls tests/fixtures/reference_tiny/config.json tests/fixtures/squad_tiny/*config.json \
+                         tests/fixtures/reference_heads/*/config.json ;;
+    tokenizer_json_fuzz) make_tokenizer_json && echo build-fuzz/seed/tokenizer.json ;;
+    vocab_txt_fuzz | tokenize_text_fuzz) ls tests/fixtures/squad_tiny/vocab.txt ;;
+    squad_fuzz) ls tests/fixtures/squad_tiny/train.json tests/fixtures/squad_tiny/dev.json ;;
+    train_config_fuzz) ls configs/*.toml ;;
+    table_fuzz) ls demo/paraphrase/*.tsv 2>/dev/null | head -2 ;;
+  esac
+}
+mkdir -p build-fuzz/crashes
+for h in "${harnesses[@]}"; do
+  corpus=build-fuzz/corpus/$h
+  if [ ! -d "$corpus" ]; then
+    mkdir -p "$corpus"
+    for f in $(seed "$h"); do
+      # Big fixtures are cut: the fuzzer mutates small inputs fastest.
+      head -c 65536 "$f" >"$corpus/$(basename "$f")"
+    done
+  fi
+  log=build-fuzz/$h.log
+  if ! build-fuzz/fuzz/$h "$corpus" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+      -artifact_prefix=build-fuzz/crashes/$h- >"$log" 2>&1; then
+    echo "$h: FAILED, see $log and build-fuzz/crashes/"
+    tail -30 "$log"
+    exit 1
+  fi
+  runs=$(grep -o 'Done [0-9]* runs' "$log" | tail -1 | grep -o '[0-9]*')
+  echo "$h: ${runs:-?} executions in ${seconds}s, no crash"
+done
