@@ -26,7 +26,10 @@ JsonLines read_json_lines(const std::filesystem::path& path, std::string_view wh
     if (is_blank(content)) continue;
     JsonRow& row = out.rows.emplace_back();
     row.line = line;
-    io::check_json_nesting(content, fmt::format("{}:{}", out.source, line));
+    // The file:line name is formatted only for a row that fails the bound.
+    if (io::json_nesting_overflow(content) != std::string_view::npos) {
+      io::check_json_nesting(content, fmt::format("{}:{}", out.source, line));
+    }
     try {
       row.object = nlohmann::ordered_json::parse(content);
     } catch (const nlohmann::json::exception& e) {

@@ -1,6 +1,5 @@
 #include "shmtrain/text/vocab.hpp"
 
-#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -34,12 +33,10 @@ Vocab::Vocab(const std::vector<std::string>& tokens, std::string continuing_subw
     if (token.empty()) continue;
     ids_[token] = static_cast<std::int32_t>(id);  // later lines win, as in HF's dict
     insert_trie(0, token, static_cast<std::int32_t>(id));
-    longest_token_bytes_ = std::max(longest_token_bytes_, token.size());
     if (!prefix_.empty() && token.size() > prefix_.size() && token.starts_with(prefix_)) {
       const std::string_view piece = token.substr(prefix_.size());
       continuation_ids_[piece] = static_cast<std::int32_t>(id);
       insert_trie(1, piece, static_cast<std::int32_t>(id));
-      longest_continuation_bytes_ = std::max(longest_continuation_bytes_, piece.size());
     }
   }
 }

@@ -48,8 +48,6 @@ TEST(TextVocab, ContinuationPiecesAreFoundWithoutTheirPrefix) {
   EXPECT_EQ(vocab.find("##aff"), 1);  // a word that starts with ## matches the token as is
   EXPECT_EQ(vocab.find_continuation("un"), Vocab::kNotFound);
   EXPECT_EQ(vocab.find("##"), 3);
-  EXPECT_EQ(vocab.longest_token_bytes(), 6u);
-  EXPECT_EQ(vocab.longest_continuation_bytes(), 4u);
 }
 
 TEST(TextVocab, BadFilesAreInputErrorsNamingTheFile) {

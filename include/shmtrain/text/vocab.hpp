@@ -57,11 +57,6 @@ class Vocab {
   };
   Match longest_match(std::string_view text, bool continuation) const;
 
-  // Byte lengths of the longest token and of the longest continuation piece (prefix not
-  // counted): no longer piece of a word can match, so the greedy search starts there.
-  std::size_t longest_token_bytes() const { return longest_token_bytes_; }
-  std::size_t longest_continuation_bytes() const { return longest_continuation_bytes_; }
-
   const std::string& continuing_subword_prefix() const { return prefix_; }
 
  private:
@@ -75,8 +70,6 @@ class Vocab {
   std::vector<std::int32_t> node_ids_;
   void insert_trie(std::uint32_t root, std::string_view text, std::int32_t id);
   std::string prefix_;
-  std::size_t longest_token_bytes_ = 0;
-  std::size_t longest_continuation_bytes_ = 0;
 };
 
 // Reads vocab.txt: one token per line, id = line number from 0. Lines end with \n, \r\n or
