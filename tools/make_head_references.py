@@ -314,7 +314,11 @@ def adamw(model, lr=1e-3, weight_decay=0.01):
 
 
 # -------------------------------------------------------------------------------------- batches
-def make_batches(generator, task, num_labels=2):
+def make_batches(generator, task, num_labels=2, cls=CLS, sep=SEP, pad=PAD, middle_seps=1, first_word=5,
+                 pair_types=True):
+    # Rows "cls A sep*middle_seps B sep" (BERT: [CLS] A [SEP] B [SEP]; RoBERTa: <s> A </s></s> B </s>),
+    # words drawn from first_word..VOCAB-1, padded at the right with `pad`; B's token type is 1 if
+    # pair_types, else every token type is 0.
     randint = lambda lo, hi: int(torch.randint(lo, hi + 1, (1,), generator=generator))  # inclusive
     batches = []
     for _ in range(STEPS):
@@ -323,17 +327,19 @@ def make_batches(generator, task, num_labels=2):
         for i in range(BATCH):
             length = SEQ if i == 0 else randint(8, SEQ)  # the first row unpadded, the others padded
             question = randint(2, min(6, length - 5))
-            context = length - 3 - question
-            words = [randint(5, VOCAB - 1) for _ in range(question + context)]
-            ids = [CLS] + words[:question] + [SEP] + words[question:] + [SEP]
-            rows["input_ids"].append(ids + [PAD] * (SEQ - length))
-            rows["token_type_ids"].append([0] * (question + 2) + [1] * (context + 1) + [0] * (SEQ - length))
+            context = length - 2 - middle_seps - question
+            words = [randint(first_word, VOCAB - 1) for _ in range(question + context)]
+            ids = [cls] + words[:question] + [sep] * middle_seps + words[question:] + [sep]
+            rows["input_ids"].append(ids + [pad] * (SEQ - length))
+            second = 1 if pair_types else 0
+            rows["token_type_ids"].append([0] * (question + 1 + middle_seps) + [second] * (context + 1) +
+                                          [0] * (SEQ - length))
             rows["attention_mask"].append([1] * length + [0] * (SEQ - length))
             rows["labels"].append(sum(words) % num_labels)
             if randint(0, 3) == 0:  # no answer in this window: [CLS]
                 start = end = 0
             else:
-                start = randint(question + 2, length - 2)
+                start = randint(question + 1 + middle_seps, length - 2)
                 end = randint(start, min(start + 4, length - 2))
             rows["start_positions"].append(start)
             rows["end_positions"].append(end)
@@ -384,7 +390,8 @@ def train(model_class, config, state, batches, dtype):
     return losses, norms, step0, final
 
 
-def export(out_dir, name, model_class, config, task, seed):
+def export(out_dir, name, model_class, config, task, seed, note="pad 0, [CLS] 101, [SEP] 102", batch_options=None):
+    # Returns the initial state dict.
     folder = os.path.join(out_dir, name)
     os.makedirs(folder, exist_ok=True)
     torch.manual_seed(seed)
@@ -396,9 +403,9 @@ def export(out_dir, name, model_class, config, task, seed):
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(hf, f, indent=2, sort_keys=True)
         f.write("\n")
-    batches = make_batches(torch.Generator().manual_seed(seed + 1), task, config["num_labels"])
+    batches = make_batches(torch.Generator().manual_seed(seed + 1), task, config["num_labels"], **(batch_options or {}))
     with open(os.path.join(folder, "batches.json"), "w") as f:
-        json.dump({"note": f"step i trains on batches[i]; B={BATCH}, T={SEQ}; pad 0, [CLS] 101, [SEP] 102",
+        json.dump({"note": f"step i trains on batches[i]; B={BATCH}, T={SEQ}; {note}",
                    "batches": batches}, f, separators=(",", ":"))
     losses, norms, step0, final = train(model_class, config, state, batches, torch.float32)
     losses64, _, _, _ = train(model_class, config, state, batches, torch.float64)
@@ -415,6 +422,7 @@ def export(out_dir, name, model_class, config, task, seed):
     worst = max(abs(a - b) / abs(b) for a, b in zip(losses, losses64))
     print(f"{name}: {sum(v.numel() for v in state.values())} parameters, losses {losses[0]:.5f} -> "
           f"{losses[-1]:.5f}, fp32 vs fp64 run: {worst:.2e} relative")
+    return state
 
 
 def main():
