@@ -128,10 +128,20 @@ const float* Backbone::forward(const data::Batch& batch, const StepContext& cont
   for (std::size_t i = 0; i < mask_add_.size(); ++i) {
     mask_add_[i] = batch.attention_mask[i] != 0 ? 0.0f : std::numeric_limits<float>::lowest();
   }
+  const bool from_ids = architecture_of(config_).positions_from_ids;
+  const auto pad = static_cast<std::int32_t>(config_.pad_token_id);
   for (std::int64_t b = 0; b < batch.batch; ++b) {
     const std::int64_t first = batch.row_begin(b);
-    for (std::int64_t t = 0; t < batch.row_length(b); ++t)
-      positions_[first + t] = static_cast<std::int32_t>(t);
+    std::int32_t count = 0;  // RoBERTa: non-padding tokens so far in the row
+    for (std::int64_t t = 0; t < batch.row_length(b); ++t) {
+      if (!from_ids) {
+        positions_[first + t] = static_cast<std::int32_t>(t);
+      } else if (batch.input_ids[first + t] == pad) {
+        positions_[first + t] = pad;
+      } else {
+        positions_[first + t] = pad + 1 + count++;
+      }
+    }
   }
   if (config_.has_token_types()) {
     tensor::embedding_forward(emb_sum_.data(), batch.input_ids.data(), batch.token_type_ids.data(),
@@ -189,6 +199,11 @@ void Backbone::backward(const GradientsFinal& done) {
     tensor::word_position_embedding_backward(
         grad("embeddings.word_embeddings.weight"), grad("embeddings.position_embeddings.weight"), dx,
         batch.input_ids.data(), positions_.data(), n, h, config_.pad_token_id);
+  }
+  if (architecture_of(config_).positions_from_ids) {
+    // RoBERTa's position table has padding_idx = pad_token_id, the position every padding
+    // token takes: nn.Embedding leaves that row's gradient at zero.
+    std::fill_n(grad("embeddings.position_embeddings.weight") + config_.pad_token_id * h, h, 0.0f);
   }
   done_from(0);
 }

@@ -55,9 +55,9 @@ void validate_batch(const data::Batch& rows, const BertConfig& c, const std::str
       std::tie(rows.input_ids, rows.token_type_ids, rows.labels, rows.targets, rows.start_positions,
                rows.end_positions);
   const auto n = static_cast<std::size_t>(rows.tokens());
-  if (seq > c.max_position_embeddings) {
-    fail_input("{}: sequence length {} is above max_position_embeddings {}", source, seq,
-               c.max_position_embeddings);
+  if (seq > c.max_sequence_length()) {
+    fail_input("{}: sequence length {} is above the {} positions of max_position_embeddings {}", source, seq,
+               c.max_sequence_length(), c.max_position_embeddings);
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (input_ids[i] < 0 || input_ids[i] >= c.vocab_size) {

@@ -11,6 +11,8 @@ std::string BertConfig::architecture() const {
   return std::string(architecture_of(*this).class_prefix) + head_name;
 }
 
+std::int64_t BertConfig::max_sequence_length() const { return usable_positions(*this); }
+
 std::string BertConfig::base_prefix() const { return architecture_of(*this).base_prefix; }
 
 void BertConfig::validate(const std::string& source) const {

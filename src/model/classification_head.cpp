@@ -15,19 +15,22 @@
 namespace shmtrain::model {
 ClassificationHead::ClassificationHead(const BertConfig& config, const ParamTable& table,
                                        std::span<float> params, std::span<float> grads)
-    : config_(config), relu_(architecture_of(config).pooler_relu) {
+    : config_(config),
+      relu_(architecture_of(config).pooler_relu),
+      dropout_first_(architecture_of(config).dropout_before_pooler) {
   const std::string dense = architecture_of(config).pooler;
   auto in = [&](std::span<float> arena, const std::string& name) {
     return arena.data() + table.at(name).offset;
   };
   dense_w_ = in(params, dense + ".weight");
   dense_b_ = in(params, dense + ".bias");
-  classifier_w_ = in(params, "classifier.weight");
-  classifier_b_ = in(params, "classifier.bias");
+  const std::string classifier = architecture_of(config).classifier;
+  classifier_w_ = in(params, classifier + ".weight");
+  classifier_b_ = in(params, classifier + ".bias");
   d_dense_w_ = in(grads, dense + ".weight");
   d_dense_b_ = in(grads, dense + ".bias");
-  d_classifier_w_ = in(grads, "classifier.weight");
-  d_classifier_b_ = in(grads, "classifier.bias");
+  d_classifier_w_ = in(grads, classifier + ".weight");
+  d_classifier_b_ = in(grads, classifier + ".bias");
   first_offset_ = table.at(dense + ".weight").offset;
 }
 
@@ -42,12 +45,19 @@ float ClassificationHead::forward(const float* hidden, const data::Batch& batch,
   const std::int64_t b_size = batch.batch;
   const std::int64_t h = config_.hidden_size;
   const std::int64_t labels = config_.num_labels();
-  for (auto* v : {&cls_, &pooled_pre_, &pooled_, &pooled_dropped_, &dpooled_}) fit(*v, b_size * h);
+  for (auto* v : {&cls_, &cls_dropped_, &pooled_pre_, &pooled_, &pooled_dropped_, &dpooled_}) fit(*v, b_size * h);
   for (auto* v : {&logits_, &probs_}) fit(*v, b_size * labels);
 
   for (std::int64_t b = 0; b < b_size; ++b)
     std::copy_n(hidden + batch.row_begin(b) * h, h, cls_.data() + b * h);
-  tensor::linear_forward(pooled_pre_.data(), cls_.data(), dense_w_, dense_b_, b_size, h, h);
+  const float* dense_in = cls_.data();
+  if (dropout_first_) {  // RobertaClassificationHead: dropout on <s> before the dense layer
+    RowDropout(batch, context)
+        .forward(cls_dropped_.data(), cls_.data(), h, dropout_p(), layer_site(config_.num_hidden_layers, 1), nullptr,
+                 RowUnit::kOnePerRow);
+    dense_in = cls_dropped_.data();
+  }
+  tensor::linear_forward(pooled_pre_.data(), dense_in, dense_w_, dense_b_, b_size, h, h);
   if (relu_) {
     tensor::relu_forward(pooled_.data(), pooled_pre_.data(), b_size * h);
   } else {
@@ -94,8 +104,13 @@ void ClassificationHead::backward(float* dhidden, float loss_scale) {
   std::fill_n(dhidden, batch.tokens() * h, 0.0f);
   std::vector<float>& dcls =
       pooled_pre_;  // free once the activation's backward (which reads pooled_) is done
-  tensor::linear_backward(dcls.data(), d_dense_w_, d_dense_b_, dpooled_.data(), cls_.data(), dense_w_, b_size,
-                          h, h);
+  tensor::linear_backward(dcls.data(), d_dense_w_, d_dense_b_, dpooled_.data(),
+                          dropout_first_ ? cls_dropped_.data() : cls_.data(), dense_w_, b_size, h, h);
+  if (dropout_first_) {
+    RowDropout(batch, context_)
+        .backward_redraw(dcls.data(), dcls.data(), h, dropout_p(), layer_site(config_.num_hidden_layers, 1),
+                         RowUnit::kOnePerRow);
+  }
   for (std::int64_t b = 0; b < b_size; ++b)
     std::copy_n(dcls.data() + b * h, h, dhidden + batch.row_begin(b) * h);
 }

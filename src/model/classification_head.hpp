@@ -3,7 +3,9 @@
 //   pooled = act(h[CLS] W_d^T + b_d);  logits = dropout(pooled) W_c^T + b_c     (B, num_labels)
 // BERT (BertForSequenceClassification): W_d = bert.pooler.dense, act = tanh, dropout
 // hidden_dropout_prob. DistilBERT (DistilBertForSequenceClassification): W_d = pre_classifier,
-// act = ReLU, dropout seq_classif_dropout. Loss: cross-entropy, or MSE when num_labels == 1.
+// act = ReLU, dropout seq_classif_dropout. RoBERTa (RobertaClassificationHead): W_d =
+// classifier.dense, act = tanh, W_c = classifier.out_proj, and h[<s>] is dropped out before
+// W_d as well. Loss: cross-entropy, or MSE when num_labels == 1.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -32,14 +34,15 @@ class ClassificationHead final : public TaskHead {
   float dropout_p() const;
 
   BertConfig config_;
-  bool relu_;  // DistilBERT; else tanh
+  bool relu_;           // DistilBERT; else tanh
+  bool dropout_first_;  // RoBERTa: dropout before the dense layer too
   const float *dense_w_, *dense_b_, *classifier_w_, *classifier_b_;
   float *d_dense_w_, *d_dense_b_, *d_classifier_w_, *d_classifier_b_;
   std::int64_t first_offset_;
 
   const data::Batch* batch_ = nullptr;
   StepContext context_;
-  std::vector<float> cls_, pooled_pre_, pooled_, pooled_dropped_, dpooled_;  // (B, H)
+  std::vector<float> cls_, cls_dropped_, pooled_pre_, pooled_, pooled_dropped_, dpooled_;  // (B, H)
   std::vector<float> logits_, probs_;                                        // (B, L)
 };
 

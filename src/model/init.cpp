@@ -5,6 +5,8 @@
 #include <random>
 #include <string>
 
+#include "architectures/architecture.hpp"
+
 namespace shmtrain::model {
 
 void init_parameter(const ParamEntry& entry, std::span<float> params, const BertConfig& config,
@@ -22,7 +24,11 @@ void init_parameter(const ParamEntry& entry, std::span<float> params, const Bert
   std::mt19937_64 rng(seed ^ std::hash<std::string_view>{}(name));
   std::normal_distribution<float> normal(0.0f, static_cast<float>(config.initializer_range));
   for (std::int64_t i = 0; i < entry.size; ++i) p[i] = normal(rng);
-  if (name == config.base_prefix() + "embeddings.word_embeddings.weight") {
+  // nn.Embedding(padding_idx=pad_token_id) zeroes that row: the word table's, and RoBERTa's
+  // position table's too (its padding_idx is the same).
+  const bool padded_positions = architecture_of(config).positions_from_ids &&
+                                name == config.base_prefix() + "embeddings.position_embeddings.weight";
+  if (name == config.base_prefix() + "embeddings.word_embeddings.weight" || padded_positions) {
     std::fill_n(p + config.pad_token_id * config.hidden_size, config.hidden_size, 0.0f);
   }
 }

@@ -64,8 +64,8 @@ ParamTable ParamTable::for_model(const BertConfig& c) {
   }
   t.add(fmt::format("{}.weight", arch.pooler), {h, h});
   t.add(fmt::format("{}.bias", arch.pooler), {h});
-  t.add("classifier.weight", {c.num_labels(), h});
-  t.add("classifier.bias", {c.num_labels()});
+  t.add(fmt::format("{}.weight", arch.classifier), {c.num_labels(), h});
+  t.add(fmt::format("{}.bias", arch.classifier), {c.num_labels()});
   return t;
 }
 

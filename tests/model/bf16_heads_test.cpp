@@ -60,7 +60,9 @@ TEST_P(Bf16Heads, OneStepMatchesFp32WithinBf16Rounding) {
 INSTANTIATE_TEST_SUITE_P(Models, Bf16Heads,
                          ::testing::Values(std::pair{"bert_qa", ModelHead::kQuestionAnswering},
                                            std::pair{"distilbert_cls", ModelHead::kSequenceClassification},
-                                           std::pair{"distilbert_qa", ModelHead::kQuestionAnswering}),
+                                           std::pair{"distilbert_qa", ModelHead::kQuestionAnswering},
+                                           std::pair{"roberta_cls", ModelHead::kSequenceClassification},
+                                           std::pair{"roberta_qa", ModelHead::kQuestionAnswering}),
                          [](const auto& param_info) { return std::string(param_info.param.first); });
 
 }  // namespace

@@ -1,5 +1,7 @@
-// BertForQuestionAnswering, DistilBertForSequenceClassification and DistilBertForQuestionAnswering
-// against PyTorch: tests/fixtures/reference_heads (tools/make_head_references.py) holds each as
+// BertForQuestionAnswering, DistilBertForSequenceClassification, DistilBertForQuestionAnswering,
+// RobertaForSequenceClassification, RobertaForQuestionAnswering and
+// XLMRobertaForSequenceClassification (padded with id 1, so RoBERTa's positions count from the
+// ids) against PyTorch: tests/fixtures/reference_heads (tools/make_head_references.py) holds each as
 // a tiny HF-format model, 20 batches, and PyTorch's loss, gradient norm, per-parameter
 // gradient norms at step 0 and parameter norms after 20 AdamW steps (lr 1e-3, weight decay
 // 0.01 except biases and LayerNorm modules, clip 1.0, dropout 0). Also the GradientsFinal
@@ -134,7 +136,10 @@ TEST_P(HeadParity, GradientsFinalOffsetsDecreaseToZeroAndCoverFinishedGradients)
 INSTANTIATE_TEST_SUITE_P(Models, HeadParity,
                          ::testing::Values(Fixture{"bert_qa", ModelHead::kQuestionAnswering},
                                            Fixture{"distilbert_cls", ModelHead::kSequenceClassification},
-                                           Fixture{"distilbert_qa", ModelHead::kQuestionAnswering}),
+                                           Fixture{"distilbert_qa", ModelHead::kQuestionAnswering},
+                                           Fixture{"roberta_cls", ModelHead::kSequenceClassification},
+                                           Fixture{"roberta_qa", ModelHead::kQuestionAnswering},
+                                           Fixture{"xlmr_cls", ModelHead::kSequenceClassification}),
                          [](const ::testing::TestParamInfo<Fixture>& param_info) {
                            return param_info.param.name;
                          });

@@ -229,8 +229,10 @@ INSTANTIATE_TEST_SUITE_P(
                   "key 'hidden_act': must be a string, got integer"},
         BadConfig{"architectures_not_list", R"({"architectures": "BertModel"})",
                   "key 'architectures': must be a list of strings"},
-        BadConfig{"model_type_roberta", R"({"model_type": "roberta"})",
-                  "key 'model_type': is 'roberta'; shmtrain reads BERT (\"bert\") and DistilBERT"},
+        BadConfig{"model_type_gpt2", R"({"model_type": "gpt2"})",
+                  "key 'model_type': is 'gpt2'; shmtrain reads BERT (\"bert\"), DistilBERT (\"distilbert\"), RoBERTa"},
+        BadConfig{"roberta_no_positions", R"({"model_type": "roberta", "max_position_embeddings": 2})",
+                  "max_position_embeddings 2 leaves no position: RoBERTa's positions start at pad_token_id + 1 = 2"},
         BadConfig{
             "distilbert_sinusoidal", R"({"model_type": "distilbert", "sinusoidal_pos_embds": true})",
             "key 'sinusoidal_pos_embds': is true: shmtrain implements learned position embeddings only"},

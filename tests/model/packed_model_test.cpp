@@ -119,7 +119,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"reference_heads/distilbert_qa", ModelHead::kQuestionAnswering, false},
                       Case{"reference_tiny", ModelHead::kSequenceClassification, true},
                       Case{"reference_heads/distilbert_cls", ModelHead::kSequenceClassification, true},
-                      Case{"reference_heads/bert_qa", ModelHead::kQuestionAnswering, true}),
+                      Case{"reference_heads/bert_qa", ModelHead::kQuestionAnswering, true},
+                      Case{"reference_heads/roberta_cls", ModelHead::kSequenceClassification, false},
+                      Case{"reference_heads/roberta_qa", ModelHead::kQuestionAnswering, false},
+                      Case{"reference_heads/xlmr_cls", ModelHead::kSequenceClassification, true}),
     [](const ::testing::TestParamInfo<Case>& param) {
       std::string name = fs::path(param.param.folder).filename().string();
       name += param.param.head == ModelHead::kQuestionAnswering ? "_qa" : "_cls";

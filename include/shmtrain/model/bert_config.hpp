@@ -32,7 +32,7 @@ struct ConfigLimits {
 };
 
 struct BertConfig {
-  std::string model_type = "bert";  // a family of src/model/architectures/: "bert", "distilbert"
+  std::string model_type = "bert";  // a family of src/model/architectures/: "bert", "roberta", ...
   std::vector<std::string> architectures = {"BertForSequenceClassification"};
   std::int64_t vocab_size = 30522;
   std::int64_t hidden_size = 768;
@@ -47,6 +47,9 @@ struct BertConfig {
   double initializer_range = 0.02;
   double layer_norm_eps = 1e-12;
   std::int64_t pad_token_id = 0;
+  // RoBERTa's <s> and </s> ids, written back to config.json as read (BERT has none).
+  std::int64_t bos_token_id = 0;
+  std::int64_t eos_token_id = 2;
   std::string position_embedding_type = "absolute";  // the only one supported
   std::string problem_type;                          // "", "regression", "single_label_classification"
   // Classification head: label names by id. num_labels() == id2label.size(); 1 = regression.
@@ -68,6 +71,9 @@ struct BertConfig {
   // "BertForQuestionAnswering", "DistilBertForSequenceClassification",
   // "DistilBertForQuestionAnswering".
   std::string architecture() const;
+  // The longest sequence the position table holds: max_position_embeddings, less RoBERTa's
+  // pad_token_id + 1 rows that real tokens never use (514 -> 512).
+  std::int64_t max_sequence_length() const;
   // The state_dict prefix of the encoder: "bert." or "distilbert.".
   std::string base_prefix() const;
 

@@ -59,12 +59,20 @@ struct Architecture {
   // its activation.
   const char* pooler;
   bool pooler_is_head;
-  bool pooler_relu;  // ReLU (DistilBERT) or tanh (BERT)
+  bool pooler_relu;  // ReLU (DistilBERT) or tanh (BERT, RoBERTa)
+  // The classifier's module name ("classifier", RoBERTa's "classifier.out_proj"), and whether
+  // dropout also comes before the dense layer (RobertaClassificationHead's first dropout).
+  const char* classifier;
+  bool dropout_before_pooler;
   // The dropout rate before the classifier, and before qa_outputs (nullptr: none).
   double BertConfig::*classifier_dropout;
   double BertConfig::*qa_dropout;
   // BERT drops the attention block's output before its residual; DistilBERT does not.
   bool attention_output_dropout;
+  // RoBERTa's positions: padding_idx + 1 + the running count of non-padding tokens, and
+  // padding_idx for padding (the table's first pad_token_id + 1 rows are never a real
+  // token's); BERT's and DistilBERT's: 0, 1, 2, ...
+  bool positions_from_ids;
 
   ConfigKeys keys;
   // transformers' defaults where they differ from BertConfig's initialisers.
@@ -77,11 +85,15 @@ struct Architecture {
   void (*validate)(const BertConfig& config, const std::string& source);
 };
 
+// The positions a sequence of the family can use: max_position_embeddings, less RoBERTa's
+// pad_token_id + 1 reserved rows (514 -> 512).
+std::int64_t usable_positions(const BertConfig& config);
+
 // nullptr for a model_type shmtrain does not train.
 const Architecture* find_architecture(std::string_view model_type);
 // The descriptor of config.model_type. REQUIRES: a known model_type (validate() checks it).
 const Architecture& architecture_of(const BertConfig& config);
-// The families shmtrain trains, for messages: BERT ("bert") and DistilBERT ("distilbert").
+// The families shmtrain trains, for messages: "BERT ("bert"), DistilBERT ("distilbert"), ...".
 std::string supported_model_types();
 
 }  // namespace shmtrain::model

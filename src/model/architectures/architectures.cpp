@@ -10,11 +10,15 @@ namespace shmtrain::model {
 
 const Architecture& bert_architecture();        // bert.cpp
 const Architecture& distilbert_architecture();  // distilbert.cpp
+const Architecture& roberta_architecture();     // roberta.cpp
+const Architecture& xlm_roberta_architecture();  // roberta.cpp
+const Architecture& camembert_architecture();   // roberta.cpp
 
 namespace {
 
-std::array<const Architecture*, 2> all_architectures() {
-  return {&bert_architecture(), &distilbert_architecture()};
+std::array<const Architecture*, 5> all_architectures() {
+  return {&bert_architecture(), &distilbert_architecture(), &roberta_architecture(), &xlm_roberta_architecture(),
+          &camembert_architecture()};
 }
 
 }  // namespace
@@ -30,6 +34,11 @@ const Architecture& architecture_of(const BertConfig& config) {
   const Architecture* a = find_architecture(config.model_type);
   if (a == nullptr) throw Error(fmt::format("model_type '{}' has no architecture", config.model_type));
   return *a;
+}
+
+std::int64_t usable_positions(const BertConfig& config) {
+  if (!architecture_of(config).positions_from_ids) return config.max_position_embeddings;
+  return config.max_position_embeddings - config.pad_token_id - 1;
 }
 
 std::string supported_model_types() {

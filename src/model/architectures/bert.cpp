@@ -55,9 +55,12 @@ const Architecture& bert_architecture() {
       .pooler = "bert.pooler.dense",
       .pooler_is_head = false,  // part of BertModel: BERT checkpoints carry it
       .pooler_relu = false,
+      .classifier = "classifier",
+      .dropout_before_pooler = false,
       .classifier_dropout = &BertConfig::hidden_dropout_prob,
       .qa_dropout = nullptr,  // BertForQuestionAnswering has no dropout before qa_outputs
       .attention_output_dropout = true,
+      .positions_from_ids = false,
       // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, hidden_act,
       // hidden_dropout_prob, attention_probs_dropout_prob
       .keys = {"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "hidden_act",

@@ -59,9 +59,12 @@ const Architecture& distilbert_architecture() {
       .pooler = "pre_classifier",
       .pooler_is_head = true,
       .pooler_relu = true,
+      .classifier = "classifier",
+      .dropout_before_pooler = false,
       .classifier_dropout = &BertConfig::seq_classif_dropout,
       .qa_dropout = &BertConfig::qa_dropout,
       .attention_output_dropout = false,
+      .positions_from_ids = false,
       // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, hidden_act,
       // hidden_dropout_prob, attention_probs_dropout_prob
       .keys = {"dim", "n_layers", "n_heads", "hidden_dim", "activation", "dropout", "attention_dropout"},
