@@ -18,6 +18,9 @@ find_package(CLI11 REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
 pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)
 pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
+# tokenizer.json pipelines: regular expressions over code points (GPT-2's \\p{L}), SentencePiece files.
+pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-32)
+pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
 # Debian's libopenblas-dev ships openblas.pc pointing at the pthread variant.
 pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
 

@@ -54,7 +54,7 @@ std::string row_error(const Table& table, const Record& record, std::size_t colu
 }  // namespace
 
 void tokenize_rows(const Table& table, std::size_t column_a, std::optional<std::size_t> column_b,
-                   const text::BertTokenizer& tokenizer, std::size_t max_seq_length,
+                   const text::Tokenizer& tokenizer, std::size_t max_seq_length,
                    std::vector<Example>& examples) {
   for (const Record& record : table.records) {
     check_text(table, record, column_a);

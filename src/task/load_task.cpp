@@ -56,7 +56,7 @@ void check_options(const TaskOptions& o, bool need_eval) {
 
 }  // namespace
 
-std::unique_ptr<Task> load_task(const TaskOptions& options, const text::BertTokenizer& tokenizer, bool need_train,
+std::unique_ptr<Task> load_task(const TaskOptions& options, const text::Tokenizer& tokenizer, bool need_train,
                                 bool need_eval) {
   const std::string task = lower(options.task_name);
   if (task == "squad") return SquadTask::load(options, tokenizer, need_train, need_eval);

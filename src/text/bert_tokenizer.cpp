@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/text/tokenizer_writer.hpp"
 #include "shmtrain/text/utf8.hpp"
 
 namespace shmtrain::text {
@@ -195,6 +198,32 @@ std::vector<std::string> BertTokenizer::tokens(const std::vector<std::int32_t>& 
     out.emplace_back(known ? spec_.vocab->token(id) : std::string_view(spec_.special.unk));
   }
   return out;
+}
+
+std::size_t BertTokenizer::assemble(std::span<const std::int32_t> a, std::optional<std::span<const std::int32_t>> b,
+                                   Encoding& out) const {
+  out.input_ids.clear();
+  out.input_ids.push_back(cls_id_);
+  out.input_ids.insert(out.input_ids.end(), a.begin(), a.end());
+  out.input_ids.push_back(sep_id_);
+  const std::size_t b_begin = b ? out.input_ids.size() : 1;
+  if (b) {
+    out.input_ids.insert(out.input_ids.end(), b->begin(), b->end());
+    out.input_ids.push_back(sep_id_);
+  }
+  out.token_type_ids.assign(out.input_ids.size(), 0);
+  if (b) std::fill(out.token_type_ids.begin() + static_cast<std::ptrdiff_t>(b_begin), out.token_type_ids.end(), 1);
+  out.attention_mask.assign(out.input_ids.size(), 1);
+  return b_begin;
+}
+
+std::string BertTokenizer::description() const {
+  return fmt::format("WordPiece, {} tokens, {} ({})", spec_.vocab->size(),
+                     spec_.normalizer.lowercase ? "lower-cased" : "cased", spec_.lowercase_origin);
+}
+
+void BertTokenizer::save(const std::filesystem::path& folder, std::size_t model_max_length) const {
+  write_tokenizer_files(folder, spec_, model_max_length);
 }
 
 }  // namespace shmtrain::text

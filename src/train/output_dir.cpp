@@ -11,7 +11,6 @@
 #include "shmtrain/io/atomic_folder.hpp"
 #include "shmtrain/model/hf_config.hpp"
 #include "shmtrain/model/model_weights.hpp"
-#include "shmtrain/text/tokenizer_writer.hpp"
 
 namespace shmtrain::train {
 namespace {
@@ -23,7 +22,8 @@ constexpr std::string_view kCheckpointPrefix = "checkpoint-";
 // The files a run writes into output_dir itself (besides checkpoints).
 constexpr const char* kRunFiles[] = {
     "model.safetensors", "config.json",        "vocab.txt",          "tokenizer_config.json",
-    "special_tokens_map.json", "shmtrain_config.toml", "metrics.jsonl", "trainer_state.json",
+    "special_tokens_map.json", "tokenizer.json", "vocab.json", "merges.txt", "sentencepiece.bpe.model",
+    "shmtrain_config.toml", "metrics.jsonl", "trainer_state.json",
     "eval_results.json", "train_results.json", "all_results.json", "predictions.json",
 };
 
@@ -107,10 +107,10 @@ void rotate_checkpoints(const fs::path& output_dir, std::int64_t limit) {
 
 void write_model_folder(const fs::path& folder, const model::BertConfig& config,
                         const model::ParamTable& table, std::span<const float> params,
-                        const text::TokenizerSpec& tokenizer, const std::string& options_toml) {
+                        const text::Tokenizer& tokenizer, const std::string& options_toml) {
   model::save_model_weights(folder / "model.safetensors", table, params);
   model::write_hf_config(folder / "config.json", config);
-  text::write_tokenizer_files(folder, tokenizer, static_cast<std::size_t>(config.max_position_embeddings));
+  tokenizer.save(folder, static_cast<std::size_t>(config.max_sequence_length()));
   io::write_file_atomically(folder / "shmtrain_config.toml", options_toml);
 }
 

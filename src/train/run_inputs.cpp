@@ -94,16 +94,20 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   model::BertConfig config = model::read_hf_config(config_path);
   if (options.hidden_dropout_prob) config.hidden_dropout_prob = *options.hidden_dropout_prob;
   if (options.attention_probs_dropout_prob) config.attention_probs_dropout_prob = *options.attention_probs_dropout_prob;
-  if (options.seq_length() > config.max_position_embeddings) {
-    fail_input("max_seq_length {} is above the model's max_position_embeddings {} ({})", options.seq_length(),
-               config.max_position_embeddings, config_path.string());
+  if (options.seq_length() > config.max_sequence_length()) {
+    fail_input("max_seq_length {} is above the {} positions of the model's max_position_embeddings {} ({})",
+               options.seq_length(), config.max_sequence_length(), config.max_position_embeddings, config_path.string());
   }
 
   const fs::path tokenizer_path = options.tokenizer_name.empty() ? options.model_name_or_path : options.tokenizer_name;
-  text::BertTokenizer tokenizer = text::BertTokenizer::from_path(tokenizer_path, options.do_lower_case);
-  if (static_cast<std::int64_t>(tokenizer.vocab().size()) > config.vocab_size) {
-    fail_input("{}: the vocabulary has {} tokens but {} says vocab_size {}", tokenizer.spec().source,
-               tokenizer.vocab().size(), config_path.string(), config.vocab_size);
+  std::shared_ptr<const text::Tokenizer> tokenizer = text::load_tokenizer(tokenizer_path, options.do_lower_case);
+  if (static_cast<std::int64_t>(tokenizer->vocab_size()) > config.vocab_size) {
+    fail_input("{}: the vocabulary has {} tokens but {} says vocab_size {}", tokenizer->source(),
+               tokenizer->vocab_size(), config_path.string(), config.vocab_size);
+  }
+  if (tokenizer->pad_id() < 0) {
+    fail_input("{}: the tokenizer has no padding token (<pad>, [PAD] or tokenizer_config.json's pad_token)",
+               tokenizer->source());
   }
 
   task::TaskOptions data_options;
@@ -118,7 +122,7 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   data_options.n_best_size = options.n_best_size;
   data_options.max_answer_length = options.max_answer_length;
   std::shared_ptr<const task::Task> task =
-      task::load_task(data_options, tokenizer, options.do_train, options.do_eval);
+      task::load_task(data_options, *tokenizer, options.do_train, options.do_eval);
 
   // The head is the task's, whatever class the checkpoint was saved from, as run_glue.py and
   // run_qa.py load any checkpoint with AutoModelFor...; config.json records it when written.

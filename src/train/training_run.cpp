@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "results_files.hpp"
 #include "run_report.hpp"
@@ -63,6 +64,12 @@ const char* TrainingRun::load_or_init_weights() {
   }
   const model::WeightsLoadReport report = model::load_model_weights(
       inputs_.weights, table_, params, inputs_.config, static_cast<std::uint64_t>(options_.seed));
+  // As transformers warns: one line for the checkpoint's tensors the task model does not use
+  // (a Hub RoBERTa's lm_head.*, roberta.pooler.*), one name per line for the new head.
+  if (!report.unused.empty()) {
+    print_line(fmt::format("not used from {} ({}): {}", inputs_.weights.filename().string(), report.unused.size(),
+                           fmt::join(report.unused, ", ")));
+  }
   for (const std::string& name : report.initialized) print_line(fmt::format("newly initialised: {}", name));
   return "weights from the model folder";
 }
@@ -103,7 +110,7 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
   for (std::int64_t i = 0; i < micro_batches; ++i) {
     const std::vector<std::int64_t> rows = rows_->rows(state_.epoch_index, state_.batches_done + i);
     batches.push_back(data::collate(train, rows, static_cast<std::size_t>(options_.seq_length()),
-                                    options_.batch_padding(), inputs_.tokenizer.pad_id(),
+                                    options_.batch_padding(), inputs_.tokenizer->pad_id(),
                                     inputs_.task->target()));
     model::validate_batch(batches.back(), inputs_.config, train.source);
     // Dropout masks are a function of the micro-step, so a resumed run draws the same ones.
@@ -160,7 +167,7 @@ nlohmann::ordered_json TrainingRun::run_evaluation(std::int64_t step, double epo
   const EvalSettings settings{.batch_size = options_.per_device_eval_batch_size,
                               .max_seq_length = options_.seq_length(),
                               .padding = options_.batch_padding(),
-                              .pad_id = inputs_.tokenizer.pad_id()};
+                              .pad_id = inputs_.tokenizer->pad_id()};
   const EvalResult result = evaluate(engine_.model(), *inputs_.task, settings, comm_,
                                      leader_ ? options_.output_dir : std::filesystem::path());
   nlohmann::ordered_json record;
@@ -185,7 +192,7 @@ void TrainingRun::save() {
   if (!leader_) return;
   const std::filesystem::path path =
       save_checkpoint(options_.output_dir, CheckpointView{inputs_.config, table_, engine_.params(), optimizer, state_,
-                                                          inputs_.tokenizer.spec(), options_toml_});
+                                                          *inputs_.tokenizer, options_toml_});
   if (options_.save_total_limit) rotate_checkpoints(options_.output_dir, *options_.save_total_limit);
   print_line(fmt::format("saved {}", path.string()));
 }
@@ -239,7 +246,7 @@ void TrainingRun::write_final_files(const StepPlan& plan, const TrainSummary& su
   const std::filesystem::path& dir = options_.output_dir;
   std::optional<TrainResults> train;
   if (options_.do_train) {
-    write_model_folder(dir, inputs_.config, table_, engine_.params(), inputs_.tokenizer.spec(), options_toml_);
+    write_model_folder(dir, inputs_.config, table_, engine_.params(), *inputs_.tokenizer, options_toml_);
     io::write_file_atomically(dir / "trainer_state.json", state_.to_json().dump(2) + "\n");
     train = TrainResults{.epoch = state_.epoch(),
                          .train_loss = summary.train_loss,

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "shmtrain/task/task.hpp"
+#include "shmtrain/text/bert_tokenizer.hpp"
 #include "support/test_support.hpp"
 #include "text/vocab_fixture.hpp"
 

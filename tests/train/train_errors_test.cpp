@@ -88,7 +88,7 @@ TEST_F(TrainErrors, TokenIdOutsideTheVocabulary) {
 
 TEST_F(TrainErrors, MaxSeqLengthAboveThePositionTable) {
   const std::string err = error_of_run(base_flags() + " --max_seq_length 65");
-  EXPECT_TRUE(contains(err, "max_seq_length 65 is above the model's max_position_embeddings 64")) << err;
+  EXPECT_TRUE(contains(err, "max_seq_length 65 is above the 64 positions of the model's max_position_embeddings 64")) << err;
 }
 
 TEST_F(TrainErrors, UnknownConfigKeyAndBadFlagValue) {

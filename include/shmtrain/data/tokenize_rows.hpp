@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "shmtrain/data/dataset.hpp"
-#include "shmtrain/text/bert_tokenizer.hpp"
+#include "shmtrain/text/tokenizer.hpp"
 #include "shmtrain/data/table.hpp"
 
 namespace shmtrain::data {
@@ -15,7 +15,7 @@ namespace shmtrain::data {
 // table's rows. InputError "SOURCE:LINE: column 'NAME': ..." for a JSON value that is not a
 // string and for invalid UTF-8 (the first such row in file order).
 void tokenize_rows(const Table& table, std::size_t column_a, std::optional<std::size_t> column_b,
-                   const text::BertTokenizer& tokenizer, std::size_t max_seq_length,
+                   const text::Tokenizer& tokenizer, std::size_t max_seq_length,
                    std::vector<Example>& examples);
 
 }  // namespace shmtrain::data

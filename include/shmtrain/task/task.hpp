@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "shmtrain/data/dataset.hpp"
-#include "shmtrain/text/bert_tokenizer.hpp"
+#include "shmtrain/text/tokenizer.hpp"
 
 namespace shmtrain::task {
 
@@ -92,7 +92,7 @@ class Task {
 // Reads and tokenizes (truncation longest_first to max_seq_length, no padding) the task's
 // files: task_name + data_dir, or train_file (+ validation_file when need_eval). Tokenizes in
 // parallel (oneTBB); the rows keep the file order.
-std::unique_ptr<Task> load_task(const TaskOptions& options, const text::BertTokenizer& tokenizer, bool need_train,
+std::unique_ptr<Task> load_task(const TaskOptions& options, const text::Tokenizer& tokenizer, bool need_train,
                                 bool need_eval);
 
 // The GLUE task names load_task knows (task/glue/).

@@ -16,26 +16,13 @@
 #include <vector>
 
 #include "shmtrain/text/added_tokens.hpp"
+#include "shmtrain/text/tokenizer.hpp"
 #include "shmtrain/text/basic_tokenizer.hpp"
 #include "shmtrain/text/tokenizer_files.hpp"
 #include "shmtrain/text/vocab.hpp"
 #include "shmtrain/text/wordpiece.hpp"
 
 namespace shmtrain::text {
-
-// One encoded example; all three arrays have the same length.
-struct Encoding {
-  std::vector<std::int32_t> input_ids;
-  std::vector<std::int32_t> token_type_ids;
-  std::vector<std::int32_t> attention_mask;  // 1 for tokens, 0 for padding
-
-  std::size_t size() const { return input_ids.size(); }
-};
-
-struct EncodeOptions {
-  std::size_t max_seq_length = 0;  // 0: no truncation
-  bool pad_to_max_length = false;  // REQUIRES max_seq_length > 0
-};
 
 // How many tokens of a pair survive truncation to `budget` (= max_seq_length - 3): HF
 // tokenizers' LongestFirst (utils/truncation.rs). With s the shorter and l the longer length:
@@ -48,7 +35,7 @@ struct EncodeOptions {
 std::pair<std::size_t, std::size_t> longest_first_lengths(std::size_t length_a, std::size_t length_b,
                                                           std::size_t budget);
 
-class BertTokenizer {
+class BertTokenizer final : public Tokenizer {
  public:
   // Throws InputError naming spec.source when [CLS], [SEP], [PAD] or [UNK] is not in the
   // vocabulary. A special token missing from the vocabulary but written in a text (such as
@@ -60,7 +47,7 @@ class BertTokenizer {
 
   // Appends the ids of `text` (no [CLS]/[SEP] added). Throws InputError for invalid UTF-8,
   // "<what>: invalid UTF-8 at byte N ...".
-  void tokenize(std::string_view text, std::vector<std::int32_t>& ids, std::string_view what = "text") const;
+  void tokenize(std::string_view text, std::vector<std::int32_t>& ids, std::string_view what = "text") const override;
 
   // tokenize() that also appends each id's span of `text` to `offsets`, in code points, as
   // BertTokenizerFast's return_offsets_mapping gives them: a WordPiece piece spans the input
@@ -68,25 +55,35 @@ class BertTokenizer {
   // and an accent stripped from "e" + U+0301 is outside the span); [UNK] spans its word; a
   // special token written in the text spans itself.
   void tokenize_with_offsets(std::string_view text, std::vector<std::int32_t>& ids, std::vector<CharSpan>& offsets,
-                             std::string_view what = "text") const;
+                             std::string_view what = "text") const override;
 
   // Encodes text_a, or the pair (text_a, text_b), into `out` (its buffers are reused).
   // Throws InputError for invalid UTF-8 (naming text_a or text_b and the byte offset), for
   // max_seq_length below the special tokens' count (2, or 3 for a pair), and for
   // pad_to_max_length without max_seq_length.
   void encode(std::string_view text_a, std::optional<std::string_view> text_b, const EncodeOptions& options,
-              Encoding& out) const;
+              Encoding& out) const override;
   Encoding encode(std::string_view text_a, std::optional<std::string_view> text_b = {},
                   const EncodeOptions& options = {}) const;
 
   // The vocabulary strings of `ids`, for display.
-  std::vector<std::string> tokens(const std::vector<std::int32_t>& ids) const;
+  std::vector<std::string> tokens(const std::vector<std::int32_t>& ids) const override;
+
+  // [CLS] a [SEP] (b [SEP]), token types 0 then 1.
+  std::size_t assemble(std::span<const std::int32_t> a, std::optional<std::span<const std::int32_t>> b,
+                       Encoding& out) const override;
+  std::size_t num_special_tokens(bool pair) const override { return pair ? 3 : 2; }
+  std::size_t vocab_size() const override { return spec_.vocab->size(); }
+  const std::string& source() const override { return spec_.source; }
+  std::string description() const override;
+  // vocab.txt, tokenizer_config.json and special_tokens_map.json (tokenizer_writer.hpp).
+  void save(const std::filesystem::path& folder, std::size_t model_max_length) const override;
 
   const Vocab& vocab() const { return *spec_.vocab; }
   const TokenizerSpec& spec() const { return spec_; }
   std::int32_t cls_id() const { return cls_id_; }
   std::int32_t sep_id() const { return sep_id_; }
-  std::int32_t pad_id() const { return pad_id_; }
+  std::int32_t pad_id() const override { return pad_id_; }
   std::int32_t unk_id() const { return unk_id_; }
 
  private:

@@ -11,7 +11,7 @@
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/model/param_table.hpp"
 #include "shmtrain/optim/adamw.hpp"
-#include "shmtrain/text/tokenizer_files.hpp"
+#include "shmtrain/text/tokenizer.hpp"
 #include "shmtrain/train/trainer_state.hpp"
 
 namespace shmtrain::train {
@@ -22,7 +22,7 @@ struct CheckpointView {
   std::span<const float> params;
   const optim::AdamWState& optimizer;
   const TrainerState& state;
-  const text::TokenizerSpec& tokenizer;
+  const text::Tokenizer& tokenizer;
   const std::string& options_toml;
 };
 

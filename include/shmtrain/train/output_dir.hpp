@@ -14,7 +14,7 @@
 
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/model/param_table.hpp"
-#include "shmtrain/text/tokenizer_files.hpp"
+#include "shmtrain/text/tokenizer.hpp"
 #include "shmtrain/train/train_options.hpp"
 
 namespace shmtrain::train {
@@ -35,6 +35,6 @@ void rotate_checkpoints(const std::filesystem::path& output_dir, std::int64_t li
 // resolved options) into `folder`, each atomically.
 void write_model_folder(const std::filesystem::path& folder, const model::BertConfig& config,
                         const model::ParamTable& table, std::span<const float> params,
-                        const text::TokenizerSpec& tokenizer, const std::string& options_toml);
+                        const text::Tokenizer& tokenizer, const std::string& options_toml);
 
 }  // namespace shmtrain::train

@@ -6,7 +6,7 @@
 
 #include "shmtrain/task/task.hpp"
 #include "shmtrain/model/bert_config.hpp"
-#include "shmtrain/text/bert_tokenizer.hpp"
+#include "shmtrain/text/tokenizer.hpp"
 #include "shmtrain/train/train_options.hpp"
 
 namespace shmtrain::train {
@@ -15,7 +15,7 @@ struct RunInputs {
   model::BertConfig config;
   std::filesystem::path weights;  // model.safetensors to load; empty: random initialisation
   std::filesystem::path config_source;
-  text::BertTokenizer tokenizer;
+  std::shared_ptr<const text::Tokenizer> tokenizer;  // never null
   std::shared_ptr<const task::Task> task;  // the data and what it means; shared by forked workers
 };
 

@@ -85,7 +85,7 @@ void keep_first(RawFile& file, std::optional<std::size_t> max_samples) {
 }
 
 Dataset to_dataset(RawFile file, const std::vector<std::string>& columns, const LabelRules& rules,
-                   const text::BertTokenizer& tokenizer, std::size_t max_seq_length) {
+                   const text::Tokenizer& tokenizer, std::size_t max_seq_length) {
   Dataset dataset;
   dataset.source = file.source;
   if (file.pretokenized) {
@@ -105,7 +105,7 @@ Dataset to_dataset(RawFile file, const std::vector<std::string>& columns, const 
 
 }  // namespace
 
-std::unique_ptr<Task> ClassificationTask::from_files(const TaskOptions& options, const text::BertTokenizer& tokenizer,
+std::unique_ptr<Task> ClassificationTask::from_files(const TaskOptions& options, const text::Tokenizer& tokenizer,
                                                      bool need_train, bool need_eval) {
   RawFile train = read_raw_file(options.train_file, "--train_file", options.max_seq_length);
   std::optional<data::Dataset> train_rows;

@@ -10,7 +10,7 @@ namespace shmtrain::task {
 
 // REQUIRES: options.task_name lower-cased.
 std::unique_ptr<Task> ClassificationTask::from_glue_folder(const TaskOptions& options,
-                                                           const text::BertTokenizer& tokenizer, bool need_train,
+                                                           const text::Tokenizer& tokenizer, bool need_train,
                                                            bool need_eval) {
   const GlueTask* task = find_glue_task(options.task_name);
   if (task == nullptr) {

@@ -83,7 +83,7 @@ void set_labels(const GlueTask& task, const Table& table, std::size_t label_colu
 }  // namespace
 
 Dataset load_glue_split(const GlueTask& task, const std::filesystem::path& file,
-                        const text::BertTokenizer& tokenizer, std::size_t max_seq_length,
+                        const text::Tokenizer& tokenizer, std::size_t max_seq_length,
                         std::optional<std::size_t> max_samples) {
   const std::string what =
       fmt::format("{}'s {} from GLUE's download script (--data_dir)", task.title, file.filename().string());

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "shmtrain/data/dataset.hpp"
-#include "shmtrain/text/bert_tokenizer.hpp"
+#include "shmtrain/text/tokenizer.hpp"
 
 namespace shmtrain::task {
 
@@ -31,7 +31,7 @@ const GlueTask* find_glue_task(std::string_view name);
 
 // DIR/train.tsv or DIR/<dev_file>, its first max_samples rows, tokenized and labelled.
 data::Dataset load_glue_split(const GlueTask& task, const std::filesystem::path& file,
-                        const text::BertTokenizer& tokenizer, std::size_t max_seq_length,
+                        const text::Tokenizer& tokenizer, std::size_t max_seq_length,
                         std::optional<std::size_t> max_samples);
 
 }  // namespace shmtrain::task

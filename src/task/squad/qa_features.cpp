@@ -52,7 +52,7 @@ std::pair<std::int32_t, std::int32_t> label_window(const std::vector<CharSpan>& 
 
 }  // namespace
 
-QaFeatures build_qa_features(SquadFile file, const text::BertTokenizer& tokenizer,
+QaFeatures build_qa_features(SquadFile file, const text::Tokenizer& tokenizer,
                              const QaFeatureOptions& options) {
   QaFeatures out;
   out.dataset.source = file.source;
@@ -98,14 +98,14 @@ QaFeatures build_qa_features(SquadFile file, const text::BertTokenizer& tokenize
   if (!first_message.empty()) throw InputError(first_message);
 
   const std::size_t max_length = options.max_seq_length;
-  const std::int32_t cls = tokenizer.cls_id();
-  const std::int32_t sep = tokenizer.sep_id();
+  const std::size_t specials = tokenizer.num_special_tokens(true);
+  text::Encoding assembled;
   for (std::size_t i = 0; i < n_examples; ++i) {
     const SquadExample& example = file.examples[i];
     const std::vector<std::int32_t>& question = questions[i];
     const Tokens& context = contexts[example.context];
     const std::size_t n_context = context.ids.size();
-    const std::size_t fixed = question.size() + 3;  // [CLS] question [SEP] ... [SEP]
+    const std::size_t fixed = question.size() + specials;  // [CLS] question [SEP] ... [SEP], <s> q </s></s> ... </s>
     std::size_t room = n_context;
     if (fixed + n_context > max_length) {
       room = max_length > fixed ? max_length - fixed : 0;
@@ -127,17 +127,11 @@ QaFeatures build_qa_features(SquadFile file, const text::BertTokenizer& tokenize
     for (std::size_t begin = 0;; begin += room - options.doc_stride) {
       const std::size_t end = std::min(begin + room, n_context);
       Example& row = out.dataset.examples.emplace_back();
-      row.input_ids.reserve(fixed + end - begin);
-      row.input_ids.push_back(cls);
-      row.input_ids.insert(row.input_ids.end(), question.begin(), question.end());
-      row.input_ids.push_back(sep);
-      const auto context_begin = static_cast<std::int32_t>(row.input_ids.size());
-      row.input_ids.insert(row.input_ids.end(), context.ids.begin() + static_cast<std::ptrdiff_t>(begin),
-                           context.ids.begin() + static_cast<std::ptrdiff_t>(end));
-      row.input_ids.push_back(sep);
-      row.token_type_ids.assign(row.input_ids.size(), 1);
-      std::fill_n(row.token_type_ids.begin(), context_begin, 0);
-      row.attention_mask.assign(row.input_ids.size(), 1);
+      const auto window_ids = std::span<const std::int32_t>(context.ids).subspan(begin, end - begin);
+      const auto context_begin = static_cast<std::int32_t>(tokenizer.assemble(question, window_ids, assembled));
+      row.input_ids = assembled.input_ids;
+      row.token_type_ids = assembled.token_type_ids;
+      row.attention_mask = assembled.attention_mask;
 
       QaWindow& window = out.text.windows.emplace_back();
       window.example = static_cast<std::int64_t>(i);

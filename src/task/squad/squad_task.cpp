@@ -9,7 +9,7 @@
 
 namespace shmtrain::task {
 
-std::unique_ptr<Task> SquadTask::load(const TaskOptions& options, const text::BertTokenizer& tokenizer,
+std::unique_ptr<Task> SquadTask::load(const TaskOptions& options, const text::Tokenizer& tokenizer,
                                       bool need_train, bool need_eval) {
   std::filesystem::path train = options.train_file;
   std::filesystem::path validation = options.validation_file;

@@ -35,10 +35,10 @@ class ClassificationTask final : public Task {
                      std::optional<data::Dataset> validation);
 
   // --task_name (a GLUE task) and --data_dir.
-  static std::unique_ptr<Task> from_glue_folder(const TaskOptions& options, const text::BertTokenizer& tokenizer,
+  static std::unique_ptr<Task> from_glue_folder(const TaskOptions& options, const text::Tokenizer& tokenizer,
                                                 bool need_train, bool need_eval);
   // --train_file (+ --validation_file when need_eval).
-  static std::unique_ptr<Task> from_files(const TaskOptions& options, const text::BertTokenizer& tokenizer,
+  static std::unique_ptr<Task> from_files(const TaskOptions& options, const text::Tokenizer& tokenizer,
                                           bool need_train, bool need_eval);
 
   data::Target target() const override;

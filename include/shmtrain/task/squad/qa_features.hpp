@@ -25,7 +25,7 @@
 
 #include "shmtrain/data/dataset.hpp"
 #include "shmtrain/task/squad/squad_file.hpp"
-#include "shmtrain/text/bert_tokenizer.hpp"
+#include "shmtrain/text/tokenizer.hpp"
 
 namespace shmtrain::task {
 
@@ -60,7 +60,7 @@ struct QaFeatures {
 // Throws InputError naming the file and the question id when a question leaves no room for
 // the context (room <= 0) or no more room than doc_stride (room <= doc_stride: the windows
 // would not advance), as the fast tokenizer refuses those.
-QaFeatures build_qa_features(SquadFile file, const text::BertTokenizer& tokenizer,
+QaFeatures build_qa_features(SquadFile file, const text::Tokenizer& tokenizer,
                              const QaFeatureOptions& options);
 
 }  // namespace shmtrain::task

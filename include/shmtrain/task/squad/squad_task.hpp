@@ -16,7 +16,7 @@ namespace shmtrain::task {
 
 class SquadTask final : public Task {
  public:
-  static std::unique_ptr<Task> load(const TaskOptions& options, const text::BertTokenizer& tokenizer,
+  static std::unique_ptr<Task> load(const TaskOptions& options, const text::Tokenizer& tokenizer,
                                     bool need_train, bool need_eval);
 
   data::Target target() const override { return data::Target::kSpan; }

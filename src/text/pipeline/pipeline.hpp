@@ -1,0 +1,41 @@
+#pragma once
+// Internal to text: what an HfTokenizer is made of, filled by tokenizer_json.cpp or
+// legacy_files.cpp and run by hf_tokenizer.cpp.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "added_vocabulary.hpp"
+#include "models.hpp"
+#include "normalizers.hpp"
+#include "post_processors.hpp"
+#include "pre_tokenizers.hpp"
+#include "shmtrain/text/hf_tokenizer.hpp"
+
+namespace shmtrain::text {
+
+struct HfTokenizer::Impl {
+  std::string source;
+  std::string description;
+  std::vector<std::filesystem::path> files;
+  std::unique_ptr<pipeline::Normalizer> normalizer;        // may be null
+  std::unique_ptr<pipeline::PreTokenizer> pre_tokenizer;   // may be null
+  std::unique_ptr<pipeline::Model> model;
+  std::unique_ptr<pipeline::PostProcessor> post_processor;  // never null
+  pipeline::AddedVocabulary added;
+  std::int32_t pad_id = -1;
+
+  const std::string& token(std::int32_t id) const;
+};
+
+namespace pipeline {
+
+// tokenizer.json at `path` (tokenizer_json.cpp).
+std::unique_ptr<HfTokenizer::Impl> read_tokenizer_json(const std::filesystem::path& path);
+// A folder's vocab.json + merges.txt, or sentencepiece.bpe.model (legacy_files.cpp).
+std::unique_ptr<HfTokenizer::Impl> read_roberta_files(const std::filesystem::path& folder);
+std::unique_ptr<HfTokenizer::Impl> read_sentencepiece_model(const std::filesystem::path& file);
+
+}  // namespace pipeline
+}  // namespace shmtrain::text

@@ -1,0 +1,97 @@
+// Reading a tokenizer.json (tokenizers' serialisation of a Tokenizer) into the pipeline.
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "pipeline.hpp"
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/io/json_nesting.hpp"
+#include "shmtrain/text/utf8.hpp"
+#include "shmtrain/text/vocab.hpp"
+
+namespace shmtrain::text::pipeline {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<AddedToken> read_added_tokens(const JsonFields& top) {
+  std::vector<AddedToken> out;
+  if (!top.has("added_tokens")) return out;
+  const nlohmann::json& list = top.array("added_tokens");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const JsonFields f = top.element(list[i], "added_tokens", i);
+    AddedToken t;
+    const std::int64_t id = f.integer("id");
+    if (id < 0 || static_cast<std::uint64_t>(id) >= Vocab::kMaxTokens) {
+      f.fail("id", fmt::format("{} is outside 0..{}", id, Vocab::kMaxTokens - 1));
+    }
+    t.id = static_cast<std::int32_t>(id);
+    t.content = f.string("content");
+    check_utf8(t.content, fmt::format("{}: {}", f.file(), f.key_path("content")));
+    t.single_word = f.boolean_or("single_word", false);
+    t.lstrip = f.boolean_or("lstrip", false);
+    t.rstrip = f.boolean_or("rstrip", false);
+    t.special = f.boolean_or("special", false);
+    t.normalized = f.boolean_or("normalized", !t.special);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::string describe(const nlohmann::json& j) {
+  auto type_of = [&](const char* key) -> std::string {
+    if (!j.contains(key) || !j[key].is_object() || !j[key].contains("type") || !j[key]["type"].is_string()) return "none";
+    return j[key]["type"].get<std::string>();
+  };
+  return fmt::format("model {}, normalizer {}, pre-tokenizer {}, post-processor {}", type_of("model"), type_of("normalizer"),
+                     type_of("pre_tokenizer"), type_of("post_processor"));
+}
+
+}  // namespace
+
+std::unique_ptr<HfTokenizer::Impl> read_tokenizer_json(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail_input("cannot open {}: check that it exists and is readable", path.string());
+  const std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  check_utf8(contents, path.string());
+  io::check_json_nesting(contents, path.string());
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(contents);
+  } catch (const nlohmann::json::exception& e) {
+    fail_input("{}: not valid JSON: {}", path.string(), e.what());
+  }
+  const std::string file = path.string();
+  const JsonFields top(j, "", file);
+  auto impl = std::make_unique<HfTokenizer::Impl>();
+  impl->source = file;
+  impl->files.push_back(path);
+  if (top.has("normalizer")) impl->normalizer = read_normalizer(top.child("normalizer"));
+  if (top.has("pre_tokenizer")) impl->pre_tokenizer = read_pre_tokenizer(top.child("pre_tokenizer"));
+  impl->model = read_model(top.child("model"));
+  impl->post_processor = top.has("post_processor") ? read_post_processor(top.child("post_processor")) : default_post_processor();
+  impl->added = AddedVocabulary(read_added_tokens(top), impl->normalizer.get());
+  impl->description = fmt::format("tokenizer.json ({})", describe(j));
+  if (top.has("padding")) {
+    const JsonFields padding = top.child("padding");
+    if (auto id = padding.optional_integer("pad_id")) impl->pad_id = static_cast<std::int32_t>(*id);
+  }
+  // Every id the post-processor writes must name a token.
+  SequenceTokens none;
+  SequenceTokens none_b;
+  const auto names = [&](std::int32_t id) -> const std::string& { return impl->token(id); };
+  for (const bool pair : {false, true}) {
+    SequenceTokens a = none;
+    SequenceTokens b = none_b;
+    const SequenceTokens out = impl->post_processor->process(a, pair ? &b : nullptr, true, names);
+    for (const std::int32_t id : out.ids) {
+      if (impl->token(id).empty()) {
+        top.fail("post_processor", fmt::format("special token id {} is not in the vocabulary or added_tokens", id));
+      }
+    }
+  }
+  return impl;
+}
+
+}  // namespace shmtrain::text::pipeline

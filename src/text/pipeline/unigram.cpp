@@ -1,0 +1,159 @@
+// Unigram (tokenizers' models/unigram, SentencePiece's): the segmentation of a piece whose
+// pieces' scores (log-probabilities) sum highest, by Viterbi over character positions. A
+// character no piece starts with becomes the unknown token at the lowest score less 10
+// (SentencePiece's kUnkPenalty); consecutive unknowns fuse into one, and with byte_fallback
+// an unknown is written as its UTF-8 bytes "<0xXX>".
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "models.hpp"
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/text/utf8.hpp"
+
+namespace shmtrain::text::pipeline {
+namespace {
+
+constexpr double kUnkPenalty = 10.0;
+
+class Unigram final : public Model {
+ public:
+  Unigram(std::vector<UnigramPiece> pieces, std::int32_t unk_id, bool byte_fallback, const std::string& source)
+      : byte_fallback_(byte_fallback), unk_id_(unk_id) {
+    const nlohmann::json none = nlohmann::json::object();
+    const JsonFields f(none, "model", source);
+    double min_score = std::numeric_limits<double>::max();
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      vocab_.add(pieces[i].piece, static_cast<std::int64_t>(i), f, "vocab");
+      scores_.push_back(pieces[i].score);
+      min_score = std::min(min_score, pieces[i].score);
+      max_bytes_ = std::max(max_bytes_, pieces[i].piece.size());
+    }
+    if (unk_id < 0 || static_cast<std::size_t>(unk_id) >= pieces.size()) {
+      f.fail("unk_id", fmt::format("{} is not an id of the {} pieces", unk_id, pieces.size()));
+    }
+    unk_score_ = (pieces.empty() ? 0.0 : min_score) - kUnkPenalty;
+  }
+
+  const TokenTable& vocab() const override { return vocab_; }
+
+  void tokenize(const AlignedText& piece, std::vector<PieceToken>& out) const override {
+    if (piece.empty()) return;
+    // Byte offsets of each character, so pieces are looked up by their UTF-8 text.
+    const std::string text = piece.utf8();
+    std::vector<std::size_t> char_at(text.size() + 1, 0);  // byte -> character index
+    std::vector<std::size_t> byte_of(piece.size() + 1, 0);
+    {
+      std::size_t b = 0;
+      for (std::size_t i = 0; i < piece.size(); ++i) {
+        byte_of[i] = b;
+        std::string one;
+        append_utf8(one, piece.chars[i]);
+        for (std::size_t k = 0; k < one.size(); ++k) char_at[b + k] = i;
+        b += one.size();
+      }
+      byte_of[piece.size()] = b;
+      char_at[b] = piece.size();
+    }
+    const std::size_t n = piece.size();
+    struct Node {
+      double score = -std::numeric_limits<double>::infinity();
+      std::int32_t id = -1;
+      std::size_t from = 0;
+      bool reached = false;
+    };
+    std::vector<Node> best(n + 1);
+    best[0].reached = true;
+    best[0].score = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!best[i].reached) continue;
+      const std::size_t start = byte_of[i];
+      const std::size_t one_char_end = byte_of[i + 1];
+      bool has_single = false;
+      const std::size_t limit = std::min(text.size(), start + max_bytes_);
+      for (std::size_t end = one_char_end; end <= limit; ++end) {
+        if (end < text.size() && is_utf8_continuation(text[end])) continue;
+        const std::int32_t id = vocab_.find(std::string_view(text).substr(start, end - start));
+        if (id < 0) continue;
+        if (end == one_char_end) has_single = true;
+        const std::size_t j = char_at[end];
+        const double candidate = best[i].score + scores_[static_cast<std::size_t>(id)];
+        if (!best[j].reached || candidate > best[j].score) best[j] = {candidate, id, i, true};
+      }
+      if (!has_single) {
+        const double candidate = best[i].score + unk_score_;
+        if (!best[i + 1].reached || candidate > best[i + 1].score) best[i + 1] = {candidate, unk_id_, i, true};
+      }
+    }
+    std::vector<PieceToken> path;
+    for (std::size_t j = n; j > 0;) {
+      const Node& node = best[j];
+      path.push_back({node.id, static_cast<std::uint32_t>(node.from), static_cast<std::uint32_t>(j)});
+      j = node.from;
+    }
+    std::reverse(path.begin(), path.end());
+    // Fuse consecutive unknowns, then spell them in bytes when asked.
+    std::vector<PieceToken> fused;
+    for (const PieceToken& t : path) {
+      if (t.id == unk_id_ && !fused.empty() && fused.back().id == unk_id_) fused.back().end = t.end;
+      else fused.push_back(t);
+    }
+    for (const PieceToken& t : fused) {
+      if (t.id != unk_id_ || !byte_fallback_) {
+        out.push_back(t);
+        continue;
+      }
+      std::vector<PieceToken> bytes;
+      bool all = true;
+      for (std::uint32_t c = t.begin; c < t.end && all; ++c) {
+        std::string one;
+        append_utf8(one, piece.chars[c]);
+        for (const char b : one) {
+          const std::int32_t id = vocab_.find(fmt::format("<0x{:02X}>", static_cast<unsigned char>(b)));
+          if (id < 0) {
+            all = false;
+            break;
+          }
+          bytes.push_back({id, c, c + 1});
+        }
+      }
+      if (all) out.insert(out.end(), bytes.begin(), bytes.end());
+      else out.push_back(t);
+    }
+  }
+
+ private:
+  TokenTable vocab_;
+  std::vector<double> scores_;
+  std::size_t max_bytes_ = 0;
+  bool byte_fallback_;
+  std::int32_t unk_id_;
+  double unk_score_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Model> make_unigram(std::vector<UnigramPiece> pieces, std::int32_t unk_id, bool byte_fallback,
+                                    const std::string& source) {
+  return std::make_unique<Unigram>(std::move(pieces), unk_id, byte_fallback, source);
+}
+
+std::unique_ptr<Model> read_unigram(const JsonFields& f) {
+  const nlohmann::json& vocab = f.array("vocab");
+  std::vector<UnigramPiece> pieces;
+  pieces.reserve(vocab.size());
+  for (std::size_t i = 0; i < vocab.size(); ++i) {
+    const nlohmann::json& entry = vocab[i];
+    if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() || !entry[1].is_number()) {
+      f.fail(fmt::format("vocab[{}]", i), fmt::format("must be [\"piece\", score], got {}", entry.dump().substr(0, 80)));
+    }
+    pieces.push_back({entry[0].get<std::string>(), entry[1].get<double>()});
+  }
+  const std::int64_t unk = f.optional_integer("unk_id").value_or(-1);
+  if (unk < 0 || static_cast<std::size_t>(unk) >= pieces.size()) {
+    f.fail("unk_id", fmt::format("{} is not an id of the {} pieces (shmtrain needs an unknown token)", unk, pieces.size()));
+  }
+  return make_unigram(std::move(pieces), static_cast<std::int32_t>(unk), f.boolean_or("byte_fallback", false), f.file());
+}
+
+}  // namespace shmtrain::text::pipeline
