@@ -75,17 +75,18 @@ SequenceTokens encode_sequence(const HfTokenizer::Impl& impl, std::string_view t
   SequenceTokens out;
   std::int32_t split_index = 0;
   std::vector<pipeline::PieceToken> tokens;
-  auto push = [&](std::int32_t id, CharSpan span, std::int32_t word) {
+  auto push = [&](std::int32_t id, std::string token, CharSpan span, std::int32_t word) {
     out.ids.push_back(id);
+    out.tokens.push_back(std::move(token));
     out.offsets.push_back(span);
     out.word_ids.push_back(word_index >= 0 ? word_index : word);
-    out.type_ids.push_back(0);
+    out.type_ids.push_back(sequence == 1 ? 1 : 0);  // tokenizers encodes a pair's second text with type 1
     out.special.push_back(0);
     out.sequence.push_back(sequence);
   };
   for (const pipeline::TextPart& part : parts) {
     if (part.id >= 0) {
-      push(part.id, part.text.original(0, part.text.size()), split_index++);
+      push(part.id, part.text.utf8(), part.text.original(0, part.text.size()), split_index++);
       continue;
     }
     std::vector<AlignedText> pieces{part.text};
@@ -94,7 +95,9 @@ SequenceTokens encode_sequence(const HfTokenizer::Impl& impl, std::string_view t
       if (piece.empty()) continue;
       tokens.clear();
       impl.model->tokenize(piece, tokens);
-      for (const pipeline::PieceToken& t : tokens) push(t.id, piece.original(t.begin, t.end), split_index);
+      for (const pipeline::PieceToken& t : tokens) {
+        push(t.id, t.literal ? piece.utf8(t.begin, t.end) : impl.token(t.id), piece.original(t.begin, t.end), split_index);
+      }
       ++split_index;
     }
   }
@@ -143,6 +146,7 @@ void truncate_pair(SequenceTokens& a, SequenceTokens* b, std::size_t budget, con
 TokenizedText to_public(SequenceTokens s) {
   TokenizedText t;
   t.ids = std::move(s.ids);
+  t.tokens = std::move(s.tokens);
   t.offsets = std::move(s.offsets);
   t.word_ids = std::move(s.word_ids);
   t.type_ids = std::move(s.type_ids);
@@ -154,6 +158,8 @@ TokenizedText to_public(SequenceTokens s) {
 SequenceTokens from_public(TokenizedText t) {
   SequenceTokens s;
   s.ids = std::move(t.ids);
+  s.tokens = std::move(t.tokens);
+  if (s.tokens.size() != s.ids.size()) s.tokens.assign(s.ids.size(), std::string());
   s.offsets = std::move(t.offsets);
   s.word_ids = std::move(t.word_ids);
   s.type_ids = std::move(t.type_ids);
@@ -327,6 +333,7 @@ std::size_t HfTokenizer::assemble(std::span<const std::int32_t> a, std::optional
     SequenceTokens s;
     for (const std::int32_t id : ids) {
       s.ids.push_back(id);
+      s.tokens.emplace_back();
       s.offsets.push_back({0, 0});
       s.word_ids.push_back(-1);
       s.type_ids.push_back(0);

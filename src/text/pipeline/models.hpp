@@ -20,6 +20,7 @@ struct PieceToken {
   std::int32_t id;
   std::uint32_t begin;
   std::uint32_t end;
+  bool literal = false;  // its token string is the piece's text (Unigram's unknown), not the vocabulary's
 };
 
 // token <-> id for a model's vocabulary. Ids may have holes (empty strings).

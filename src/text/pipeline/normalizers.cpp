@@ -30,10 +30,18 @@ void lowercase(AlignedText& text) {
   text = std::move(out);
 }
 
-void strip_accents(AlignedText& text) {
+// BertNormalizer drops the non-spacing marks (Mn); the StripAccents normalizer every mark
+// (Mn, Mc, Me: tokenizers' is_combining_mark), so Devanagari's vowel signs go too.
+void strip_marks(AlignedText& text, bool all_marks) {
   AlignedText out;
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (!is_nonspacing_mark(text.chars[i])) out.push(text.chars[i], text.spans[i]);
+    const char32_t c = text.chars[i];
+    bool mark = is_nonspacing_mark(c);
+    if (all_marks && !mark) {
+      const auto cat = utf8proc_category(static_cast<utf8proc_int32_t>(c));
+      mark = cat == UTF8PROC_CATEGORY_MC || cat == UTF8PROC_CATEGORY_ME;
+    }
+    if (!mark) out.push(c, text.spans[i]);
   }
   text = std::move(out);
 }
@@ -67,7 +75,7 @@ class BertNormalizer final : public Normalizer {
     }
     if (strip_accents_) {
       unicode_normalize(out, UnicodeForm::kNfd);
-      strip_accents(out);
+      strip_marks(out, false);
     }
     if (lowercase_) lowercase(out);
     text = std::move(out);
@@ -93,7 +101,7 @@ class Lowercase final : public Normalizer {
 
 class StripAccents final : public Normalizer {
  public:
-  void normalize(AlignedText& text) const override { strip_accents(text); }
+  void normalize(AlignedText& text) const override { strip_marks(text, true); }
 };
 
 class Strip final : public Normalizer {
@@ -115,8 +123,8 @@ class Strip final : public Normalizer {
   bool left_, right_;
 };
 
-// Each match's characters give way to `content`: its k-th character takes the span of the
-// match's k-th (the last one's, beyond the match's length).
+// Each match's characters give way to `content`, whose characters all take the span of the
+// match's last character (tokenizers removes the match, then inserts after what it removed).
 class Replace final : public Normalizer {
  public:
   explicit Replace(const JsonFields& f) : pattern_(read_pattern(f, "pattern")), content_(decode(f.string_or("content", ""))) {}
@@ -127,7 +135,7 @@ class Replace final : public Normalizer {
     std::size_t at = 0;
     for (const auto& [begin, end] : matches) {
       for (; at < begin; ++at) out.push(text.chars[at], text.spans[at]);
-      for (std::size_t k = 0; k < content_.size(); ++k) out.push(content_[k], text.spans[std::min(begin + k, end - 1)]);
+      for (const char32_t c : content_) out.push(c, text.spans[end - 1]);
       at = end;
     }
     for (; at < text.size(); ++at) out.push(text.chars[at], text.spans[at]);

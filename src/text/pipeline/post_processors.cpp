@@ -36,17 +36,17 @@ class BertProcessing final : public PostProcessor {
  public:
   BertProcessing(std::int32_t cls, std::int32_t sep) : cls_(cls), sep_(sep) {}
   std::size_t added_tokens(bool pair) const override { return pair ? 3 : 2; }
-  SequenceTokens process(SequenceTokens a, SequenceTokens* b, bool add_special, const TokenNames&) const override {
+  SequenceTokens process(SequenceTokens a, SequenceTokens* b, bool add_special, const TokenNames& names) const override {
     if (!add_special) return join(std::move(a), b);
     SequenceTokens out;
-    out.append_special(cls_, 0);
+    out.append_special(cls_, 0, names(cls_));
     set_types(a, 0);
     out.append(a);
-    out.append_special(sep_, 0);
+    out.append_special(sep_, 0, names(sep_));
     if (b != nullptr) {
       set_types(*b, 1);
       out.append(*b);
-      out.append_special(sep_, 1);
+      out.append_special(sep_, 1, names(sep_));
     }
     return out;
   }
@@ -66,17 +66,18 @@ class RobertaProcessing final : public PostProcessor {
       trim_byte_level_offsets(a, prefix_, names);
       if (b != nullptr) trim_byte_level_offsets(*b, prefix_, names);
     }
+    set_types(a, 0);
+    if (b != nullptr) set_types(*b, 0);
     if (!add_special) return join(std::move(a), b);
     SequenceTokens out;
-    out.append_special(cls_, 0);
-    set_types(a, 0);
+    out.append_special(cls_, 0, names(cls_));
     out.append(a);
-    out.append_special(sep_, 0);
+    out.append_special(sep_, 0, names(sep_));
     if (b != nullptr) {
-      out.append_special(sep_, 0);
+      out.append_special(sep_, 0, names(sep_));
       set_types(*b, 0);
       out.append(*b);
-      out.append_special(sep_, 0);
+      out.append_special(sep_, 0, names(sep_));
     }
     return out;
   }
@@ -130,12 +131,18 @@ class TemplateProcessing final : public PostProcessor {
     return n;
   }
 
-  SequenceTokens process(SequenceTokens a, SequenceTokens* b, bool add_special, const TokenNames&) const override {
-    if (!add_special) return join(std::move(a), b);
+  SequenceTokens process(SequenceTokens a, SequenceTokens* b, bool add_special, const TokenNames& names) const override {
+    if (!add_special) {  // the sequences still take the template's token types
+      for (const Piece& p : b != nullptr ? pair_ : single_) {
+        if (p.sequence == 0) set_types(a, p.type_id);
+        if (p.sequence == 1 && b != nullptr) set_types(*b, p.type_id);
+      }
+      return join(std::move(a), b);
+    }
     SequenceTokens out;
     for (const Piece& p : b != nullptr ? pair_ : single_) {
       if (p.sequence < 0) {
-        for (const std::int32_t id : p.ids) out.append_special(id, p.type_id);
+        for (const std::int32_t id : p.ids) out.append_special(id, p.type_id, names(id));
         continue;
       }
       SequenceTokens& s = p.sequence == 0 ? a : *b;
@@ -215,7 +222,9 @@ void trim_byte_level_offsets(SequenceTokens& tokens, bool add_prefix_space, cons
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     // Leading and trailing 'Ġ' (the byte-level space) or whitespace, counted from each end:
     // an all-space token counts for both.
-    const AlignedText token = aligned_from_utf8(names(tokens.ids[i]));
+    // The token's own string: an added token's includes the whitespace lstrip/rstrip took.
+    const std::string& text = i < tokens.tokens.size() && !tokens.tokens[i].empty() ? tokens.tokens[i] : names(tokens.ids[i]);
+    const AlignedText token = aligned_from_utf8(text);
     const auto space = [](char32_t c) { return c == U'\u0120' || is_unicode_whitespace(c); };
     std::uint32_t leading = 0;
     while (leading < token.size() && space(token.chars[leading])) ++leading;

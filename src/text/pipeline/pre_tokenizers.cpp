@@ -158,17 +158,28 @@ class BertPreTokenizer final : public PreTokenizer {
   }
 };
 
+// tokenizers' `\w+|[^\w\s]+` (Rust's \w: letters, marks, digits, connector punctuation and
+// the joiners), written out: PCRE2's \w leaves out the marks.
 class Whitespace final : public PreTokenizer {
  public:
-  Whitespace() : regex_(R"(\w+|[^\w\s]+)", "Whitespace's pattern") {}
   void split(std::vector<AlignedText>& pieces) const override {
-    split_each(pieces, [&](const AlignedText& piece, std::vector<AlignedText>& out) {
-      split_at(piece, regex_.find_all(piece.chars), SplitBehavior::kRemoved, true, out);
+    split_each(pieces, [](const AlignedText& piece, std::vector<AlignedText>& out) {
+      const std::u32string& s = piece.chars;
+      std::vector<std::pair<std::size_t, std::size_t>> runs;
+      for (std::size_t i = 0; i < s.size();) {
+        if (is_unicode_whitespace(s[i])) {
+          ++i;
+          continue;
+        }
+        const bool word = is_word_char(s[i]);
+        std::size_t j = i + 1;
+        while (j < s.size() && !is_unicode_whitespace(s[j]) && is_word_char(s[j]) == word) ++j;
+        runs.emplace_back(i, j);
+        i = j;
+      }
+      split_at(piece, runs, SplitBehavior::kRemoved, true, out);
     });
   }
-
- private:
-  Regex regex_;
 };
 
 class WhitespaceSplit final : public PreTokenizer {

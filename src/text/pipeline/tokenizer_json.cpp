@@ -1,5 +1,6 @@
 // Reading a tokenizer.json (tokenizers' serialisation of a Tokenizer) into the pipeline.
 #include <fstream>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -39,6 +40,46 @@ std::vector<AddedToken> read_added_tokens(const JsonFields& top) {
   return out;
 }
 
+// An added token's id is its own token's in the model's vocabulary, or one of the ids that
+// follow the vocabulary without a gap.
+void check_added_ids(const std::vector<AddedToken>& added, const Model& model, const JsonFields& top) {
+  const std::size_t vocab = model.vocab().size();
+  std::set<std::int32_t> beyond;
+  for (std::size_t i = 0; i < added.size(); ++i) {
+    const AddedToken& t = added[i];
+    const std::string key = fmt::format("added_tokens[{}]", i);
+    if (static_cast<std::size_t>(t.id) < vocab) {
+      const std::string& own = model.vocab().token(t.id);
+      if (own != t.content) {
+        top.fail(key, fmt::format("'{}' claims id {}, which the model's vocabulary gives to '{}'", t.content, t.id, own));
+      }
+      continue;
+    }
+    beyond.insert(t.id);
+  }
+  std::int32_t expected = static_cast<std::int32_t>(vocab);
+  for (const std::int32_t id : beyond) {
+    if (id != expected) {
+      top.fail("added_tokens", fmt::format("id {} leaves ids {}..{} without a token (the vocabulary has {})", id, expected,
+                                           id - 1, vocab));
+    }
+    ++expected;
+  }
+}
+
+// The decoder only turns ids back into text, which training never does; its type is still
+// checked so that a damaged file is not half-read.
+void check_decoder(const JsonFields& f) {
+  static const std::set<std::string> known = {"ByteLevel", "WordPiece", "Metaspace", "BPEDecoder", "CTC", "Sequence",
+                                              "Replace", "Fuse", "Strip", "ByteFallback"};
+  const std::string type = f.string("type");
+  if (!known.contains(type)) f.fail("type", fmt::format("unknown decoder '{}'", type));
+  if (type == "Sequence") {
+    const nlohmann::json& list = f.array("decoders");
+    for (std::size_t i = 0; i < list.size(); ++i) check_decoder(f.element(list[i], "decoders", i));
+  }
+}
+
 std::string describe(const nlohmann::json& j) {
   auto type_of = [&](const char* key) -> std::string {
     if (!j.contains(key) || !j[key].is_object() || !j[key].contains("type") || !j[key]["type"].is_string()) return "none";
@@ -71,7 +112,10 @@ std::unique_ptr<HfTokenizer::Impl> read_tokenizer_json(const fs::path& path) {
   if (top.has("pre_tokenizer")) impl->pre_tokenizer = read_pre_tokenizer(top.child("pre_tokenizer"));
   impl->model = read_model(top.child("model"));
   impl->post_processor = top.has("post_processor") ? read_post_processor(top.child("post_processor")) : default_post_processor();
-  impl->added = AddedVocabulary(read_added_tokens(top), impl->normalizer.get());
+  std::vector<AddedToken> added = read_added_tokens(top);
+  check_added_ids(added, *impl->model, top);
+  impl->added = AddedVocabulary(std::move(added), impl->normalizer.get());
+  if (top.has("decoder")) check_decoder(top.child("decoder"));
   impl->description = fmt::format("tokenizer.json ({})", describe(j));
   if (top.has("padding")) {
     const JsonFields padding = top.child("padding");

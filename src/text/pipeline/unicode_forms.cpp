@@ -14,7 +14,7 @@ namespace {
 void decompose(char32_t c, bool compat, std::u32string& out) {
   utf8proc_int32_t buffer[32];
   int last_boundclass = 0;
-  const auto options = static_cast<utf8proc_option_t>(compat ? UTF8PROC_COMPAT : 0);
+  const auto options = static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | (compat ? UTF8PROC_COMPAT : 0));
   const utf8proc_ssize_t n =
       utf8proc_decompose_char(static_cast<utf8proc_int32_t>(c), buffer, 32, options, &last_boundclass);
   if (n <= 0 || n > 32) {
@@ -59,21 +59,18 @@ void unicode_normalize(AlignedText& text, UnicodeForm form) {
     std::size_t j = i;
     while (j < out.size() && combining_class(out.chars[j]) != 0) ++j;
     if (j - i > 1) {
-      std::vector<std::pair<char32_t, CharSpan>> run;
-      for (std::size_t k = i; k < j; ++k) run.emplace_back(out.chars[k], out.spans[k]);
-      std::stable_sort(run.begin(), run.end(), [](const auto& a, const auto& b) {
-        return combining_class(a.first) < combining_class(b.first);
-      });
-      for (std::size_t k = i; k < j; ++k) {
-        out.chars[k] = run[k - i].first;
-        out.spans[k] = run[k - i].second;
-      }
+      // The characters move; the spans stay where they were (tokenizers aligns by position).
+      std::stable_sort(out.chars.begin() + static_cast<std::ptrdiff_t>(i), out.chars.begin() + static_cast<std::ptrdiff_t>(j),
+                       [](char32_t a, char32_t b) { return combining_class(a) < combining_class(b); });
     }
     i = j;
   }
   if (form == UnicodeForm::kNfc || form == UnicodeForm::kNfkc) {
-    // Canonical composition: each character joins the last starter unless blocked.
+    // Canonical composition: each character joins the last starter unless blocked. Spans are
+    // handed out by position afterwards, as tokenizers aligns them: a composed character takes
+    // the next position's span and uses up one more position per character it absorbed.
     AlignedText composed;
+    std::vector<std::size_t> absorbed;
     std::size_t starter = SIZE_MAX;
     int last_class = -1;
     for (std::size_t i = 0; i < out.size(); ++i) {
@@ -85,17 +82,24 @@ void unicode_normalize(AlignedText& text, UnicodeForm form) {
           const char32_t pair = compose_pair(composed.chars[starter], c);
           if (pair != 0) {
             composed.chars[starter] = pair;
+            ++absorbed[starter];
             continue;
           }
         }
       }
       composed.push(c, out.spans[i]);
+      absorbed.push_back(0);
       if (cc == 0) {
         starter = composed.size() - 1;
         last_class = -1;
       } else {
         last_class = cc;
       }
+    }
+    std::size_t position = 0;
+    for (std::size_t k = 0; k < composed.size(); ++k) {
+      composed.spans[k] = out.spans[position];
+      position += 1 + absorbed[k];
     }
     out = std::move(composed);
   }

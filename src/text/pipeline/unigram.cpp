@@ -97,6 +97,7 @@ class Unigram final : public Model {
     for (const PieceToken& t : path) {
       if (t.id == unk_id_ && !fused.empty() && fused.back().id == unk_id_) fused.back().end = t.end;
       else fused.push_back(t);
+      fused.back().literal = fused.back().id == unk_id_;  // tokenizers names an unknown by its text
     }
     for (const PieceToken& t : fused) {
       if (t.id != unk_id_ || !byte_fallback_) {
@@ -114,7 +115,7 @@ class Unigram final : public Model {
             all = false;
             break;
           }
-          bytes.push_back({id, c, c + 1});
+          bytes.push_back({id, t.begin, t.end});  // every byte spans the whole unknown run, as in tokenizers
         }
       }
       if (all) out.insert(out.end(), bytes.begin(), bytes.end());

@@ -10,6 +10,7 @@ namespace shmtrain::text::pipeline {
 
 std::unique_ptr<Model> read_bpe(const JsonFields& f);      // bpe.cpp
 std::unique_ptr<Model> read_unigram(const JsonFields& f);  // unigram.cpp
+std::unique_ptr<Model> read_model_of_type(const JsonFields& f);
 
 namespace {
 
@@ -100,7 +101,32 @@ class WordLevelModel final : public Model {
 
 }  // namespace
 
+namespace {
+
+// tokenizers renumbers silently what a hand-edited file gets wrong; shmtrain refuses it, since
+// the ids must match the model's embedding rows.
+void check_model(const Model& model, const JsonFields& f) {
+  const TokenTable& vocab = model.vocab();
+  for (std::size_t id = 0; id < vocab.size(); ++id) {
+    if (vocab.token(static_cast<std::int32_t>(id)).empty()) {
+      f.fail("vocab", fmt::format("no token has id {}, below the largest id {}: ids must run 0..{} without gaps", id,
+                                  vocab.size() - 1, vocab.size() - 1));
+    }
+  }
+  if (const auto unk = f.optional_string("unk_token"); unk && vocab.find(*unk) < 0) {
+    f.fail("unk_token", fmt::format("'{}' is not in the vocabulary", *unk));
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<Model> read_model(const JsonFields& f) {
+  std::unique_ptr<Model> model = read_model_of_type(f);
+  check_model(*model, f);
+  return model;
+}
+
+std::unique_ptr<Model> read_model_of_type(const JsonFields& f) {
   std::string type = f.string_or("type", "");
   if (type.empty()) {  // files from old tokenizers versions name no type: guess from the fields
     if (f.has("merges")) type = "BPE";
