@@ -100,6 +100,55 @@ TEST_P(HeadParity, TwentyAdamWStepsReproducePyTorch) {
   }
 }
 
+// Data parallelism on one machine's arithmetic: each batch as two workers see it (rows 0-1 and
+// 2-3, each worker's loss the mean of its rows, the gradients averaged) reproduces PyTorch's
+// losses over the 20 steps as one worker does.
+data::Batch half_of(const data::Batch& b, std::int64_t half) {
+  data::Batch out;
+  out.batch = b.batch / 2;
+  out.seq = b.seq;
+  const auto cells = static_cast<std::ptrdiff_t>(out.batch * b.seq);
+  const auto first = half * cells;
+  out.input_ids.assign(b.input_ids.begin() + first, b.input_ids.begin() + first + cells);
+  out.token_type_ids.assign(b.token_type_ids.begin() + first, b.token_type_ids.begin() + first + cells);
+  out.attention_mask.assign(b.attention_mask.begin() + first, b.attention_mask.begin() + first + cells);
+  const auto rows = [&](const std::vector<std::int32_t>& v) {
+    if (v.empty()) return v;
+    return std::vector<std::int32_t>(v.begin() + half * out.batch, v.begin() + (half + 1) * out.batch);
+  };
+  out.labels = rows(b.labels);
+  out.start_positions = rows(b.start_positions);
+  out.end_positions = rows(b.end_positions);
+  return out;
+}
+
+TEST_P(HeadParity, TwoWorkersHalvesReproducePyTorch) {
+  const Fixture& fixture = GetParam();
+  const BertConfig config = read_config(fixture);
+  const ParamTable table = ParamTable::for_model(config);
+  tensor::HeapArenaAllocator heap;
+  auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
+  auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
+  load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
+  EncoderModel model(config, table, params, grads);
+  optim::AdamW adamw(train::optimizer_slots(table), {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
+  const std::vector<data::Batch> batches = testing::read_fixture_batches(folder(fixture), config);
+  const nlohmann::json ref = nlohmann::json::parse(testing::read_file(folder(fixture) / "reference.json"));
+  for (std::size_t step = 0; step < batches.size(); ++step) {
+    std::fill(grads.begin(), grads.end(), 0.0f);
+    double loss = 0;
+    for (std::int64_t half = 0; half < 2; ++half) {
+      const data::Batch rows = half_of(batches[step], half);  // alive until backward: the model keeps it
+      loss += 0.5 * model.forward(rows, {true, 0, 0, step});
+      model.backward(0.5f);
+    }
+    const double norm = optim::global_grad_norm(grads);
+    adamw.step(params, grads, 1e-3f, {}, optim::clip_coefficient(norm, 1.0));
+    const double expected = ref.at("losses")[step];
+    EXPECT_NEAR(loss, expected, 1e-4 * std::abs(expected)) << "step " << step;
+  }
+}
+
 // Backward reports offsets from the end of the arena down to 0, and what it reported final
 // does not change afterwards: the overlapped exchange may send those gradients at once.
 TEST_P(HeadParity, GradientsFinalOffsetsDecreaseToZeroAndCoverFinishedGradients) {

@@ -19,6 +19,23 @@ ReferenceRun write_reference_run(const TempDir& dir, const std::string& fixture_
   std::filesystem::create_directories(run.model);
   std::filesystem::copy_file(fixture / "config.json", run.model / "config.json");
   std::filesystem::copy_file(fixture / "model.safetensors", run.model / "model.safetensors");
+  const std::string model_type = nlohmann::json::parse(read_file(fixture / "config.json")).value("model_type", "bert");
+  if (model_type == "roberta" || model_type == "xlm-roberta") {
+    // RoBERTa's layout as a tokenizer.json: <s> 0, <pad> 1, </s> 2, <unk> 3, fillers after.
+    nlohmann::ordered_json vocab = nlohmann::ordered_json::object();
+    const char* const specials[] = {"<s>", "<pad>", "</s>", "<unk>"};
+    for (int id = 0; id < vocab_size; ++id) vocab[id < 4 ? specials[id] : fmt::format("w{}", id)] = id;
+    nlohmann::ordered_json added = nlohmann::ordered_json::array();
+    for (int id = 0; id < 4; ++id) added.push_back({{"id", id}, {"content", specials[id]}, {"special", true}});
+    const nlohmann::ordered_json tokenizer = {
+        {"version", "1.0"},
+        {"added_tokens", added},
+        {"normalizer", nullptr},
+        {"pre_tokenizer", {{"type", "WhitespaceSplit"}}},
+        {"post_processor", {{"type", "RobertaProcessing"}, {"sep", {"</s>", 2}}, {"cls", {"<s>", 0}}}},
+        {"model", {{"type", "WordLevel"}, {"vocab", vocab}, {"unk_token", "<unk>"}}}};
+    write_file(run.model / "tokenizer.json", tokenizer.dump(2));
+  }
   // BERT's uncased layout: [PAD] 0, [UNK] 100, [CLS] 101, [SEP] 102, [MASK] 103 (the ids the
   // fixture's batches use), filler tokens elsewhere.
   std::string vocab;

@@ -1,8 +1,9 @@
 #pragma once
 // A PyTorch reference fixture (tests/fixtures/reference_tiny, or a classification model of
 // tests/fixtures/reference_heads) as a user's run would see it: a model folder (config.json,
-// model.safetensors and a vocab.txt of the fixture's vocab_size ids) and its 20 batches as
-// pre-tokenized JSON Lines, in training order.
+// model.safetensors and a vocab.txt of the fixture's vocab_size ids, or for RoBERTa-family
+// fixtures a tokenizer.json with <pad> = 1) and its 20 batches as pre-tokenized JSON Lines,
+// in training order.
 #include <filesystem>
 #include <string>
 #include <vector>

@@ -1,0 +1,103 @@
+// RoBERTa-family models through the built binary. Classification: the PyTorch fixtures
+// tests/fixtures/reference_heads/{roberta_cls,xlmr_cls} as model folders (tokenizer.json with
+// <pad> = 1), trained with the reference's settings on 1 and on 2 workers: the losses are
+// PyTorch's at every step. Question answering: SQuAD windows cut with a byte-level BPE
+// tokenizer (<s> q </s></s> c </s>, offsets trimmed of 'Ġ') train the same on 1 and 2 workers
+// and write predictions.
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "reference_run.hpp"
+#include "shmtrain/io/safetensors.hpp"
+#include "shmtrain/model/hf_config.hpp"
+#include "support/test_support.hpp"
+
+namespace shmtrain::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RobertaCli : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RobertaCli, ClassifierLossesMatchPyTorchOnOneAndTwoWorkers) {
+  const TempDir dir;
+  const ReferenceRun run = write_reference_run(dir, "reference_heads/" + GetParam());
+  for (const int workers : {1, 2}) {
+    const fs::path out = dir / fmt::format("out{}", workers);
+    const CliRun result = run_shmtrain(fmt::format(
+        "train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 24"
+        " --per_device_train_batch_size {} --nproc_per_node {} --learning_rate 1e-3 --weight_decay 0.01"
+        " --lr_scheduler_type constant --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0",
+        run.model.string(), run.train_file.string(), out.string(), 4 / workers, workers));
+    ASSERT_EQ(result.exit_code, 0) << result.output();
+    const auto losses = metric_by_step(out / "metrics.jsonl", "loss");
+    ASSERT_EQ(losses.size(), run.losses.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < losses.size(); ++i) {
+      EXPECT_NEAR(losses[i].second, run.losses[i], 1e-4 * std::abs(run.losses[i])) << workers << " workers, step " << i + 1;
+      worst = std::max(worst, std::abs(losses[i].second - run.losses[i]) / std::abs(run.losses[i]));
+    }
+    std::printf("%s, %d worker(s): largest relative loss difference to PyTorch %.2e\n", GetParam().c_str(), workers, worst);
+    const model::BertConfig config = model::read_hf_config(out / "config.json");
+    EXPECT_EQ(config.pad_token_id, 1);
+    const io::SafetensorsReader weights(out / "model.safetensors");
+    EXPECT_TRUE(weights.contains("classifier.out_proj.weight"));
+    EXPECT_TRUE(weights.contains("roberta.encoder.layer.1.output.LayerNorm.weight"));
+    EXPECT_TRUE(fs::exists(out / "tokenizer.json"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, RobertaCli, ::testing::Values("roberta_cls", "xlmr_cls"));
+
+// A tiny RoBERTa of the roberta_bpe tokenizer's vocabulary, randomly initialised.
+fs::path write_roberta_config(const TempDir& dir) {
+  const nlohmann::json tokenizer = nlohmann::json::parse(read_file(fixtures_dir() / "tokenizers/roberta_bpe/tokenizer.json"));
+  const std::size_t vocab = tokenizer.at("model").at("vocab").size() + 1;  // and <mask>
+  const nlohmann::json config = {{"model_type", "roberta"},       {"vocab_size", vocab},
+                                 {"hidden_size", 32},             {"num_hidden_layers", 2},
+                                 {"num_attention_heads", 2},      {"intermediate_size", 64},
+                                 {"max_position_embeddings", 130}, {"type_vocab_size", 1},
+                                 {"layer_norm_eps", 1e-5},        {"pad_token_id", 1},
+                                 {"hidden_dropout_prob", 0.0},    {"attention_probs_dropout_prob", 0.0}};
+  const fs::path path = dir / "config.json";
+  write_file(path, config.dump(2));
+  return path;
+}
+
+TEST(RobertaSquad, ByteLevelWindowsTrainTheSameOnTwoWorkersAndPredict) {
+  const TempDir dir;
+  const fs::path config = write_roberta_config(dir);
+  const fs::path squad = fixtures_dir() / "squad_tiny";
+  std::vector<std::pair<long, double>> single;
+  for (const int workers : {1, 2}) {
+    const fs::path out = dir / fmt::format("out{}", workers);
+    const CliRun result = run_shmtrain(fmt::format(
+        "train --task_name squad --config_name {} --tokenizer_name {} --train_file {} --validation_file {} --output_dir {}"
+        " --max_seq_length 64 --doc_stride 16 --per_device_train_batch_size {} --per_device_eval_batch_size 4"
+        " --nproc_per_node {} --learning_rate 1e-3 --shuffle false --logging_steps 1 --num_train_epochs 1"
+        " --save_steps 0 --seed 3",
+        config.string(), (fixtures_dir() / "tokenizers/roberta_bpe").string(), (squad / "train.json").string(),
+        (squad / "dev.json").string(), out.string(), 8 / workers, workers));
+    ASSERT_EQ(result.exit_code, 0) << result.output();
+    EXPECT_NE(result.out.find("RobertaForQuestionAnswering"), std::string::npos) << result.out;
+    const auto losses = metric_by_step(out / "metrics.jsonl", "loss");
+    ASSERT_FALSE(losses.empty());
+    if (workers == 1) {
+      single = losses;
+    } else {
+      ASSERT_EQ(losses.size(), single.size());
+      for (std::size_t i = 0; i < losses.size(); ++i) {
+        EXPECT_NEAR(losses[i].second, single[i].second, 1e-5 * std::abs(single[i].second)) << "step " << i + 1;
+      }
+    }
+    const nlohmann::json predictions = nlohmann::json::parse(read_file(out / "predictions.json"));
+    EXPECT_FALSE(predictions.empty());
+  }
+}
+
+}  // namespace
+}  // namespace shmtrain::testing
