@@ -48,6 +48,8 @@ seed() {  # harness -> the fixture files its corpus starts from
     config_json_fuzz) ls tests/fixtures/reference_tiny/config.json tests/fixtures/squad_tiny/*config.json \
                          tests/fixtures/reference_heads/*/config.json ;;
     tokenizer_json_fuzz) make_tokenizer_json && echo build-fuzz/seed/tokenizer.json ;;
+    hf_tokenizer_json_fuzz) ls tests/fixtures/tokenizers/*/tokenizer.json tests/fixtures/tokenizers/bad/*/tokenizer.json ;;
+    hf_tokenize_text_fuzz) echo tests/fixtures/tokenizers/README.md ;;
     vocab_txt_fuzz | tokenize_text_fuzz) ls tests/fixtures/squad_tiny/vocab.txt ;;
     squad_fuzz) ls tests/fixtures/squad_tiny/train.json tests/fixtures/squad_tiny/dev.json ;;
     train_config_fuzz) ls configs/*.toml ;;
@@ -61,7 +63,7 @@ for h in "${harnesses[@]}"; do
     mkdir -p "$corpus"
     for f in $(seed "$h"); do
       # Big fixtures are cut: the fuzzer mutates small inputs fastest.
-      head -c 65536 "$f" >"$corpus/$(basename "$f")"
+      head -c 65536 "$f" >"$corpus/$(echo "$f" | tr / _)"
     done
   fi
   log=build-fuzz/$h.log

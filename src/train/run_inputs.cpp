@@ -109,6 +109,12 @@ RunInputs load_run_inputs(const TrainOptions& options) {
     fail_input("{}: the tokenizer has no padding token (<pad>, [PAD] or tokenizer_config.json's pad_token)",
                tokenizer->source());
   }
+  // Padding must be the model's padding: RoBERTa counts positions from the ids, so a batch
+  // padded with another id would move every position.
+  if (tokenizer->pad_id() != config.pad_token_id) {
+    fail_input("{}: the tokenizer pads with id {} but {} says pad_token_id {}; they must agree", tokenizer->source(),
+               tokenizer->pad_id(), config_path.string(), config.pad_token_id);
+  }
 
   task::TaskOptions data_options;
   data_options.task_name = options.task_name;

@@ -91,5 +91,39 @@ TEST(TextTokenizeCommand, BadInputIsOneLineAndNonZeroExit) {
             "latin1 -t utf-8`)\n");
 }
 
+// A RoBERTa folder (byte-level BPE tokenizer.json): tokens, ids and offsets as Hugging Face's
+// tokenizers gives them (tests/fixtures/tokenizers/cases.jsonl has the same input), and
+// pre-split words with their word ids.
+TEST(TextTokenizeCommand, ARobertaFolderPrintsOffsetsAndWordIds) {
+  TempDir dir;
+  const std::string folder = (shmtrain::testing::fixtures_dir() / "tokenizers" / "roberta_bpe").string();
+  CommandResult run = run_tokenize(dir, "--model " + folder + " --text_a 'Hello world!'");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  nlohmann::json json = nlohmann::json::parse(run.out);
+  EXPECT_EQ(json["tokens"].get<std::vector<std::string>>(),
+            (std::vector<std::string>{"<s>", "H", "ell", "o", "\u0120wor", "ld", "!", "</s>"}));
+  EXPECT_EQ(json["input_ids"].get<std::vector<int>>(), (std::vector<int>{0, 76, 415, 115, 400, 450, 37, 2}));
+  EXPECT_EQ(json["offsets"].dump(), "[[0,0],[0,1],[1,4],[4,5],[6,9],[9,11],[11,12],[0,0]]");
+  EXPECT_NE(run.err.find("model BPE"), std::string::npos) << run.err;
+
+  const std::string prefix = (shmtrain::testing::fixtures_dir() / "tokenizers" / "roberta_bpe_prefix").string();
+  run = run_tokenize(dir, "--model " + prefix + " --words Hello world");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json = nlohmann::json::parse(run.out);
+  EXPECT_EQ(json["word_ids"].front(), nullptr);
+  EXPECT_EQ(json["word_ids"].back(), nullptr);
+  EXPECT_EQ(json["word_ids"][1], 0);
+  EXPECT_EQ(json["word_ids"][json["word_ids"].size() - 2], 1);
+}
+
+TEST(TextTokenizeCommand, ABrokenTokenizerJsonIsOneLineNamingTheKey) {
+  TempDir dir;
+  const std::string bad = (shmtrain::testing::fixtures_dir() / "tokenizers" / "bad" / "unknown_normalizer_type").string();
+  const CommandResult run = run_tokenize(dir, "--model " + bad + " --text_a x");
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_NE(run.err.find("tokenizer.json: normalizer.type: unknown normalizer 'NFX'"), std::string::npos) << run.err;
+  EXPECT_TRUE(run.out.empty());
+}
+
 }  // namespace
 }  // namespace shmtrain::text

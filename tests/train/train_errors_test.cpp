@@ -91,6 +91,14 @@ TEST_F(TrainErrors, MaxSeqLengthAboveThePositionTable) {
   EXPECT_TRUE(contains(err, "max_seq_length 65 is above the 64 positions of the model's max_position_embeddings 64")) << err;
 }
 
+// A RoBERTa tokenizer (<pad> = 1) on a BERT config (pad_token_id 0): every position would move.
+TEST_F(TrainErrors, TokenizerAndConfigDisagreeOnPadding) {
+  const std::string roberta = (fixtures_dir() / "tokenizers" / "roberta_bpe").string();
+  const std::string err = error_of_run(base_flags() + " --tokenizer_name " + roberta);
+  EXPECT_TRUE(contains(err, "the tokenizer pads with id 1 but")) << err;
+  EXPECT_TRUE(contains(err, "says pad_token_id 0; they must agree")) << err;
+}
+
 TEST_F(TrainErrors, UnknownConfigKeyAndBadFlagValue) {
   write_file(dir_ / "run.toml", "seed = 1\nlerning_rate = 0.1\n");
   std::string err = error_of_run(base_flags() + " --config " + (dir_ / "run.toml").string());
