@@ -2,7 +2,9 @@
 // 8-25 words, capitals, punctuation, some accents and digits), encoded as run_glue does
 // (pairs, max_seq_length 128, padding). Reports the median pairs/s of 5 passes after a warm
 // up, and as the peer in the same run a UTF-8 validation pass over the same bytes: the cost
-// of merely reading the text once. Verifies that every pass gives the same ids.
+// of merely reading the text once. Verifies that every pass gives the same ids. Then the same
+// pairs through the tokenizer.json pipeline with RoBERTa's byte-level BPE and XLM-R's Unigram
+// (the test fixtures' tokenizers, argv[1] or the source tree's), as a ratio to WordPiece's rate.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -17,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "shmtrain/text/bert_tokenizer.hpp"
+#include "shmtrain/text/hf_tokenizer.hpp"
 #include "shmtrain/text/utf8.hpp"
 
 namespace {
@@ -87,7 +90,22 @@ double median(std::vector<double> values) {
 
 }  // namespace
 
-int main() {
+// Median seconds of kPasses encodings of every pair with `tokenizer` after a warm-up.
+double pipeline_seconds(const shmtrain::text::Tokenizer& tokenizer,
+                        const std::vector<std::pair<std::string, std::string>>& pairs) {
+  const shmtrain::text::EncodeOptions options{128, true};
+  shmtrain::text::Encoding encoding;
+  for (const auto& [a, b] : pairs) tokenizer.encode(a, b, options, encoding);
+  std::vector<double> times;
+  for (int pass = 0; pass < kPasses; ++pass) {
+    times.push_back(seconds([&] {
+      for (const auto& [a, b] : pairs) tokenizer.encode(a, b, options, encoding);
+    }));
+  }
+  return median(times);
+}
+
+int main(int argc, char** argv) {
   std::mt19937 rng(1234);
   const std::vector<std::string> words = make_words(rng);
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "shmtrain-tokenize-bench";
@@ -158,5 +176,13 @@ int main() {
   fmt::print("peer, UTF-8 validation of the same text: {:.0f} MB/s; encode takes {:.1f}x its time\n",
              static_cast<double>(bytes) / validate_s / 1e6, encode_s / validate_s);
   fmt::print("QQP's 364k training pairs at this rate: {:.1f} s\n", 364000.0 * encode_s / kPairs);
+
+  const std::filesystem::path fixtures = argc > 1 ? argv[1] : SHMTRAIN_TOKENIZER_FIXTURES;
+  for (const char* name : {"roberta_bpe", "xlmr_unigram"}) {
+    const auto pipeline = shmtrain::text::HfTokenizer::load(fixtures / name);
+    const double s = pipeline_seconds(pipeline, pairs);
+    fmt::print("tokenizer.json pipeline, {} ({}): {:.0f} pairs/s, {:.2f}x WordPiece's time\n", name,
+               pipeline.description(), kPairs / s, s / encode_s);
+  }
   return 0;
 }

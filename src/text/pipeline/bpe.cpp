@@ -69,12 +69,32 @@ class Bpe final : public Model {
         return;
       }
     }
+    // Words repeat: each thread keeps the tokens of the words it has seen (tokenizers keeps
+    // such a cache too), bounded and dropped whole when full.
+    thread_local const Bpe* owner = nullptr;
+    thread_local std::unordered_map<std::u32string, std::vector<PieceToken>> cache;
+    if (owner != this) {
+      cache.clear();
+      owner = this;
+    }
+    if (const auto it = cache.find(piece.chars); it != cache.end()) {
+      out.insert(out.end(), it->second.begin(), it->second.end());
+      return;
+    }
     std::vector<Symbol> symbols;
     initial_symbols(piece, symbols);
     merge_all(symbols);
+    const std::size_t first = out.size();
     for (const Symbol& s : symbols)
       if (s.alive) out.push_back({s.id, s.begin, s.end});
+    if (piece.size() <= kCachedWordChars) {
+      if (cache.size() >= kCacheWords) cache.clear();
+      cache.emplace(piece.chars, std::vector<PieceToken>(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()));
+    }
   }
+
+  static constexpr std::size_t kCacheWords = 10000;
+  static constexpr std::size_t kCachedWordChars = 64;
 
  private:
   struct Symbol {

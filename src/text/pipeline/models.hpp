@@ -34,8 +34,13 @@ class TokenTable {
   std::size_t size() const { return tokens_.size(); }
 
  private:
+  // Looked up by string_view without building a string (C++20 heterogeneous lookup).
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   std::vector<std::string> tokens_;
-  std::unordered_map<std::string, std::int32_t> ids_;
+  std::unordered_map<std::string, std::int32_t, Hash, std::equal_to<>> ids_;
 };
 
 class Model {

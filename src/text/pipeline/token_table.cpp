@@ -19,7 +19,7 @@ void TokenTable::add(const std::string& token, std::int64_t id, const JsonFields
 }
 
 std::int32_t TokenTable::find(std::string_view token) const {
-  const auto it = ids_.find(std::string(token));
+  const auto it = ids_.find(token);
   return it == ids_.end() ? -1 : it->second;
 }
 
