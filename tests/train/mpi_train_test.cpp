@@ -91,6 +91,25 @@ INSTANTIATE_TEST_SUITE_P(Optimizer, MpiTrain, ::testing::Values(false, true),
                            return param.param ? std::string("sharded") : std::string("replicated");
                          });
 
+// RoBERTa over the bridge: 2 simulated hosts x 2 ranks, one row each, train the PyTorch
+// fixture's RobertaForSequenceClassification to its losses (pad id 1, positions from the ids).
+TEST(MpiTrainRoberta, TwoSimulatedHostsReproducePyTorch) {
+  SKIP_WITHOUT_MPI();
+  const TempDir dir;
+  const ReferenceRun run = write_reference_run(dir, "reference_heads/roberta_cls");
+  const CliRun hosts = run_under_mpi(
+      4, fmt::format("train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 24"
+                     " --per_device_train_batch_size 1 --learning_rate 1e-3 --weight_decay 0.01 --lr_scheduler_type"
+                     " constant --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0 --simulated_hosts 2",
+                     run.model.string(), run.train_file.string(), (dir / "hosts").string()));
+  ASSERT_EQ(hosts.exit_code, 0) << hosts.output();
+  const auto losses = metric_by_step(dir / "hosts" / "metrics.jsonl", "loss");
+  ASSERT_EQ(losses.size(), run.losses.size());
+  for (std::size_t i = 0; i < losses.size(); ++i) {
+    EXPECT_NEAR(losses[i].second, run.losses[i], 1e-4 * std::abs(run.losses[i])) << "step " << i + 1;
+  }
+}
+
 // --ddp_bf16_grads: the arena holds the gradients' bf16 copy too, forked or under MPI, and the
 // hosts' exchange (bf16 between hosts: each host's partial rounded, then their sum) follows one
 // host's. 1e-4 rather than 1e-5: where the two round to neighbouring bf16 values, an element
