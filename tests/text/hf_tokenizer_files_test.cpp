@@ -114,5 +114,20 @@ TEST(HfTokenizerFiles, SaveCopiesTheFilesItWasReadFrom) {
   EXPECT_EQ(a, b);
 }
 
+// 1 MB of words and spaces (and a 256 KB word): every regex match, merge and lattice step is
+// local, so this takes about two seconds; a whole-text check per match (PCRE2 validating the
+// subject at each call, once the case) made it quadratic: 45 s for the BPE alone.
+TEST(HfTokenizerFiles, EncodingStaysLinearInTheText) {
+  const fs::path fixtures = testing::fixtures_dir() / "tokenizers";
+  std::string spaced;
+  for (std::size_t i = 0; spaced.size() < (std::size_t{1} << 20); ++i) spaced += i % 7 == 6 ? ' ' : static_cast<char>('a' + i % 26);
+  const std::string word(std::size_t{1} << 18, 'q');
+  for (const char* name : {"roberta_bpe", "xlmr_unigram"}) {
+    const HfTokenizer tokenizer = HfTokenizer::load(fixtures / name);
+    EXPECT_GT(tokenizer.encode_text(spaced).size(), spaced.size() / 8) << name;
+    EXPECT_GT(tokenizer.encode_text(word).size(), 2u) << name;
+  }
+}
+
 }  // namespace
 }  // namespace shmtrain::text

@@ -72,7 +72,9 @@ std::vector<std::pair<std::size_t, std::size_t>> Regex::find_all(const std::u32s
   const auto subject = reinterpret_cast<PCRE2_SPTR>(text.data());
   std::size_t start = 0;
   while (start <= text.size()) {
-    const int rc = pcre2_match(compiled_->code, subject, text.size(), start, 0, data, nullptr);
+    // The characters came from validated UTF-8, and PCRE2 would otherwise check the whole
+    // subject again at every match: quadratic in the text.
+    const int rc = pcre2_match(compiled_->code, subject, text.size(), start, PCRE2_NO_UTF_CHECK, data, nullptr);
     if (rc < 0) break;  // PCRE2_ERROR_NOMATCH, or a resource limit: no further matches
     const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data);
     const std::size_t begin = ovector[0];
