@@ -48,61 +48,7 @@ double entry_norm(std::span<const float> arena, const ParamEntry& e) {
 
 class HeadParity : public ::testing::TestWithParam<Fixture> {};
 
-TEST_P(HeadParity, TwentyAdamWStepsReproducePyTorch) {
-  const Fixture& fixture = GetParam();
-  const BertConfig config = read_config(fixture);
-  const ParamTable table = ParamTable::for_model(config);
-  tensor::HeapArenaAllocator heap;
-  auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
-  auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
-  const WeightsLoadReport report =
-      load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
-  EXPECT_TRUE(report.initialized.empty());
-  EXPECT_TRUE(report.unused.empty());
-
-  EncoderModel model(config, table, params, grads);
-  optim::AdamW adamw(train::optimizer_slots(table), {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
-  const std::vector<data::Batch> batches = testing::read_fixture_batches(folder(fixture), config);
-  const nlohmann::json ref = nlohmann::json::parse(testing::read_file(folder(fixture) / "reference.json"));
-  ASSERT_EQ(ref.at("step0_grad_norms").size(), table.entries().size());
-
-  double worst_relative = 0.0;
-  for (std::size_t step = 0; step < batches.size(); ++step) {
-    std::fill(grads.begin(), grads.end(), 0.0f);
-    const float loss = model.forward(batches[step], {true, 0, 0, step});
-    model.backward();
-    if (step == 0) {
-      for (const ParamEntry& e : table.entries()) {
-        // Gradients are O(1e-3..1); float accumulation orders differ from PyTorch's. A
-        // parameter whose exact gradient is 0 (the attention key bias) is only rounding noise.
-        const double expected = ref.at("step0_grad_norms").at(e.name);
-        EXPECT_NEAR(entry_norm(grads, e), expected, 1e-6 + 1e-3 * expected) << e.name;
-      }
-    }
-    const double norm = optim::global_grad_norm(grads);
-    adamw.step(params, grads, 1e-3f, {}, optim::clip_coefficient(norm, 1.0));
-    const double expected = ref.at("losses")[step];
-    EXPECT_NEAR(loss, expected, 1e-4 * std::abs(expected)) << "step " << step;
-    worst_relative = std::max(worst_relative, std::abs(loss - expected) / std::abs(expected));
-    const double expected_norm = ref.at("grad_norms_before_clip")[step];
-    EXPECT_NEAR(norm, expected_norm, 1e-3 * expected_norm) << "step " << step;
-  }
-  std::printf("%s: largest relative loss difference to PyTorch over %zu steps: %.2e\n", fixture.name.c_str(),
-              batches.size(), worst_relative);
-  for (const ParamEntry& e : table.entries()) {
-    // Parameters whose exact gradient is 0 get AdamW steps of up to lr from rounding noise
-    // alone, different noise in another summation order: the attention key biases and, as
-    // softmax over positions ignores a shift shared by all positions, qa_outputs.bias and
-    // the last LayerNorm bias under a QA head. Their step-0 gradient is below 1e-7.
-    if (ref.at("step0_grad_norms").at(e.name).get<double>() < 1e-7) continue;
-    const double expected = ref.at("final_param_norms").at(e.name);
-    EXPECT_NEAR(entry_norm(params, e), expected, 1e-5 + 1e-4 * expected) << e.name;
-  }
-}
-
-// Data parallelism on one machine's arithmetic: each batch as two workers see it (rows 0-1 and
-// 2-3, each worker's loss the mean of its rows, the gradients averaged) reproduces PyTorch's
-// losses over the 20 steps as one worker does.
+// Rows [half * B/2, (half + 1) * B/2) of a batch: what one of two workers trains on.
 data::Batch half_of(const data::Batch& b, std::int64_t half) {
   data::Batch out;
   out.batch = b.batch / 2;
@@ -122,30 +68,73 @@ data::Batch half_of(const data::Batch& b, std::int64_t half) {
   return out;
 }
 
-TEST_P(HeadParity, TwoWorkersHalvesReproducePyTorch) {
-  const Fixture& fixture = GetParam();
+
+void twenty_steps(const Fixture& fixture, int workers) {
   const BertConfig config = read_config(fixture);
   const ParamTable table = ParamTable::for_model(config);
   tensor::HeapArenaAllocator heap;
   auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
   auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
-  load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
+  const WeightsLoadReport report =
+      load_model_weights(folder(fixture) / "model.safetensors", table, params, config, 0);
+  EXPECT_TRUE(report.initialized.empty());
+  EXPECT_TRUE(report.unused.empty());
+
   EncoderModel model(config, table, params, grads);
   optim::AdamW adamw(train::optimizer_slots(table), {0.9f, 0.999f, 1e-8f, 0.01f}, heap);
   const std::vector<data::Batch> batches = testing::read_fixture_batches(folder(fixture), config);
   const nlohmann::json ref = nlohmann::json::parse(testing::read_file(folder(fixture) / "reference.json"));
+  ASSERT_EQ(ref.at("step0_grad_norms").size(), table.entries().size());
+
+  double worst_relative = 0.0;
   for (std::size_t step = 0; step < batches.size(); ++step) {
     std::fill(grads.begin(), grads.end(), 0.0f);
     double loss = 0;
-    for (std::int64_t half = 0; half < 2; ++half) {
-      const data::Batch rows = half_of(batches[step], half);  // alive until backward: the model keeps it
-      loss += 0.5 * model.forward(rows, {true, 0, 0, step});
-      model.backward(0.5f);
+    if (workers == 1) {
+      loss = model.forward(batches[step], {true, 0, 0, step});
+      model.backward();
+    } else {
+      for (std::int64_t half = 0; half < 2; ++half) {
+        const data::Batch rows = half_of(batches[step], half);  // alive until backward: the model keeps it
+        loss += 0.5 * model.forward(rows, {true, 0, 0, step});
+        model.backward(0.5f);
+      }
+    }
+    if (step == 0) {
+      for (const ParamEntry& e : table.entries()) {
+        // Gradients are O(1e-3..1); float accumulation orders differ from PyTorch's. A
+        // parameter whose exact gradient is 0 (the attention key bias) is only rounding noise.
+        const double expected = ref.at("step0_grad_norms").at(e.name);
+        EXPECT_NEAR(entry_norm(grads, e), expected, 1e-6 + 1e-3 * expected) << e.name;
+      }
     }
     const double norm = optim::global_grad_norm(grads);
     adamw.step(params, grads, 1e-3f, {}, optim::clip_coefficient(norm, 1.0));
     const double expected = ref.at("losses")[step];
     EXPECT_NEAR(loss, expected, 1e-4 * std::abs(expected)) << "step " << step;
+    worst_relative = std::max(worst_relative, std::abs(loss - expected) / std::abs(expected));
+    const double expected_norm = ref.at("grad_norms_before_clip")[step];
+    EXPECT_NEAR(norm, expected_norm, 1e-3 * expected_norm) << "step " << step;
+  }
+  std::printf("%s, %d worker(s): largest relative loss difference to PyTorch over %zu steps: %.2e\n",
+              fixture.name.c_str(), workers, batches.size(), worst_relative);
+  for (const ParamEntry& e : table.entries()) {
+    // Parameters whose exact gradient is 0 get AdamW steps of up to lr from rounding noise
+    // alone, different noise in another summation order: the attention key biases and, as
+    // softmax over positions ignores a shift shared by all positions, qa_outputs.bias and
+    // the last LayerNorm bias under a QA head. Their step-0 gradient is below 1e-7.
+    if (ref.at("step0_grad_norms").at(e.name).get<double>() < 1e-7) continue;
+    const double expected = ref.at("final_param_norms").at(e.name);
+    EXPECT_NEAR(entry_norm(params, e), expected, 1e-5 + 1e-4 * expected) << e.name;
+  }
+}
+
+// One worker, and two (each batch's halves, each worker's loss the mean of its rows, the
+// gradients averaged as the all-reduce does): both reproduce PyTorch's 20 steps.
+TEST_P(HeadParity, TwentyAdamWStepsReproducePyTorch) {
+  for (const int workers : {1, 2}) {
+    SCOPED_TRACE(::testing::Message() << workers << " worker(s)");
+    twenty_steps(GetParam(), workers);
   }
 }
 

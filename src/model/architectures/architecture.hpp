@@ -89,6 +89,10 @@ struct Architecture {
 // pad_token_id + 1 reserved rows (514 -> 512).
 std::int64_t usable_positions(const BertConfig& config);
 
+// config.json's classifier_dropout, which shmtrain's heads take from hidden_dropout_prob: null
+// or equal to it, else config.fail names the key (BERT's and RoBERTa's read_config).
+void read_classifier_dropout(const ConfigObject& config, const BertConfig& out);
+
 // nullptr for a model_type shmtrain does not train.
 const Architecture* find_architecture(std::string_view model_type);
 // The descriptor of config.model_type. REQUIRES: a known model_type (validate() checks it).

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "../config/config_object.hpp"
 #include "shmtrain/common/error.hpp"
 
 namespace shmtrain::model {
@@ -34,6 +35,18 @@ const Architecture& architecture_of(const BertConfig& config) {
   const Architecture* a = find_architecture(config.model_type);
   if (a == nullptr) throw Error(fmt::format("model_type '{}' has no architecture", config.model_type));
   return *a;
+}
+
+void read_classifier_dropout(const ConfigObject& config, const BertConfig& out) {
+  if (config.non_null("classifier_dropout") == nullptr) return;
+  double classifier_dropout = 0;
+  config.read("classifier_dropout", classifier_dropout);
+  if (classifier_dropout != out.hidden_dropout_prob) {
+    config.fail("classifier_dropout",
+                "{} differs from hidden_dropout_prob {}; shmtrain's classifier uses hidden_dropout_prob, so set "
+                "classifier_dropout to null or to the same value",
+                classifier_dropout, out.hidden_dropout_prob);
+  }
 }
 
 std::int64_t usable_positions(const BertConfig& config) {

@@ -12,17 +12,7 @@ void read_bert_config(const ConfigObject& config, BertConfig& out) {
   config.read("type_vocab_size", out.type_vocab_size);
   config.read("layer_norm_eps", out.layer_norm_eps);
   config.read("position_embedding_type", out.position_embedding_type);
-  if (config.non_null("classifier_dropout") != nullptr) {
-    double classifier_dropout = 0;
-    config.read("classifier_dropout", classifier_dropout);
-    if (classifier_dropout != out.hidden_dropout_prob) {
-      config.fail(
-          "classifier_dropout",
-          "{} differs from hidden_dropout_prob {}; shmtrain's classifier uses hidden_dropout_prob, so set "
-          "classifier_dropout to null or to the same value",
-          classifier_dropout, out.hidden_dropout_prob);
-    }
-  }
+  read_classifier_dropout(config, out);
 }
 
 void write_bert_config(const BertConfig& config, ConfigFields& fields) {

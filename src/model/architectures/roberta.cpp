@@ -29,16 +29,7 @@ void read_roberta_config(const ConfigObject& config, BertConfig& out) {
   config.read("position_embedding_type", out.position_embedding_type);
   config.read("bos_token_id", out.bos_token_id);
   config.read("eos_token_id", out.eos_token_id);
-  if (config.non_null("classifier_dropout") != nullptr) {
-    double classifier_dropout = 0;
-    config.read("classifier_dropout", classifier_dropout);
-    if (classifier_dropout != out.hidden_dropout_prob) {
-      config.fail("classifier_dropout",
-                  "{} differs from hidden_dropout_prob {}; shmtrain's head uses hidden_dropout_prob, so set "
-                  "classifier_dropout to null or to the same value",
-                  classifier_dropout, out.hidden_dropout_prob);
-    }
-  }
+  read_classifier_dropout(config, out);
 }
 
 void write_roberta_config(const BertConfig& config, ConfigFields& fields) {

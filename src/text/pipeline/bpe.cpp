@@ -13,7 +13,6 @@
 
 #include "models.hpp"
 #include "shmtrain/common/error.hpp"
-#include "shmtrain/io/json_nesting.hpp"
 #include "shmtrain/text/utf8.hpp"
 
 namespace shmtrain::text::pipeline {
@@ -239,16 +238,7 @@ std::unique_ptr<Model> read_bpe(const JsonFields& f) {
 }
 
 std::unique_ptr<Model> read_bpe_files(const std::string& vocab_json_path, const std::string& merges_path) {
-  std::ifstream vin(vocab_json_path, std::ios::binary);
-  if (!vin) fail_input("cannot open {}: check that it exists and is readable", vocab_json_path);
-  const std::string contents((std::istreambuf_iterator<char>(vin)), std::istreambuf_iterator<char>());
-  io::check_json_nesting(contents, vocab_json_path);
-  nlohmann::json vocab_json;
-  try {
-    vocab_json = nlohmann::json::parse(contents);
-  } catch (const nlohmann::json::exception& e) {
-    fail_input("{}: not valid JSON: {}", vocab_json_path, e.what());
-  }
+  const nlohmann::json vocab_json = read_json_file(vocab_json_path);
   const JsonFields f(vocab_json, "", vocab_json_path);
   TokenTable vocab;
   for (const auto& [token, id] : vocab_json.items()) {

@@ -8,7 +8,6 @@
 #include "pipeline.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/atomic_file.hpp"
-#include "shmtrain/io/json_nesting.hpp"
 #include "shmtrain/text/bert_tokenizer.hpp"  // longest_first_lengths
 #include "shmtrain/text/utf8.hpp"
 
@@ -30,15 +29,7 @@ std::optional<std::string> configured_pad_token(const fs::path& folder) {
     const fs::path file = folder / name;
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) continue;
-    std::ifstream in(file, std::ios::binary);
-    const std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    io::check_json_nesting(contents, file.string());
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(contents);
-    } catch (const nlohmann::json::exception& e) {
-      fail_input("{}: not valid JSON: {}", file.string(), e.what());
-    }
+    const nlohmann::json j = pipeline::read_json_file(file.string());
     if (!j.is_object() || !j.contains("pad_token")) continue;
     const nlohmann::json& pad = j["pad_token"];
     if (pad.is_string()) return pad.get<std::string>();

@@ -2,11 +2,29 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/io/json_nesting.hpp"
+#include "shmtrain/text/utf8.hpp"
 
 namespace shmtrain::text::pipeline {
 
 
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail_input("cannot open {}: check that it exists and is readable", path);
+  const std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  check_utf8(contents, path);
+  io::check_json_nesting(contents, path);
+  try {
+    return nlohmann::json::parse(contents);
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e400
+    fail_input("{}: not valid JSON: {}", path, e.what());
+  }
+}
 
 JsonFields::JsonFields(const nlohmann::json& object, std::string path, const std::string& file)
     : object_(object), path_(std::move(path)), file_(file) {

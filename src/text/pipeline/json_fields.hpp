@@ -10,6 +10,10 @@
 
 namespace shmtrain::text::pipeline {
 
+// The JSON document in `path`: InputError "<path>: ..." when it cannot be read, nests deeper
+// than io's bound or does not parse.
+nlohmann::json read_json_file(const std::string& path);
+
 class JsonFields {
  public:
   // `path` is the object's own path ("normalizer"), `file` the file's name for messages.

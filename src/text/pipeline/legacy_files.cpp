@@ -13,7 +13,6 @@
 #include "pipeline.hpp"
 #include "precompiled_charsmap.hpp"
 #include "shmtrain/common/error.hpp"
-#include "shmtrain/io/json_nesting.hpp"
 
 namespace shmtrain::text::pipeline {
 namespace fs = std::filesystem;
@@ -23,15 +22,8 @@ namespace {
 nlohmann::json read_optional_json(const fs::path& file) {
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) return nlohmann::json::object();
-  std::ifstream in(file, std::ios::binary);
-  const std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  io::check_json_nesting(contents, file.string());
-  try {
-    nlohmann::json j = nlohmann::json::parse(contents);
-    return j.is_object() ? j : nlohmann::json::object();
-  } catch (const nlohmann::json::exception& e) {
-    fail_input("{}: not valid JSON: {}", file.string(), e.what());
-  }
+  nlohmann::json j = read_json_file(file.string());
+  return j.is_object() ? j : nlohmann::json::object();
 }
 
 std::unique_ptr<PreTokenizer> make_from_json(const nlohmann::json& j, const std::string& source,

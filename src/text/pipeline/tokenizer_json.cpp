@@ -7,7 +7,6 @@
 
 #include "pipeline.hpp"
 #include "shmtrain/common/error.hpp"
-#include "shmtrain/io/json_nesting.hpp"
 #include "shmtrain/text/utf8.hpp"
 #include "shmtrain/text/vocab.hpp"
 
@@ -92,17 +91,7 @@ std::string describe(const nlohmann::json& j) {
 }  // namespace
 
 std::unique_ptr<HfTokenizer::Impl> read_tokenizer_json(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail_input("cannot open {}: check that it exists and is readable", path.string());
-  const std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  check_utf8(contents, path.string());
-  io::check_json_nesting(contents, path.string());
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(contents);
-  } catch (const nlohmann::json::exception& e) {
-    fail_input("{}: not valid JSON: {}", path.string(), e.what());
-  }
+  const nlohmann::json j = read_json_file(path.string());
   const std::string file = path.string();
   const JsonFields top(j, "", file);
   auto impl = std::make_unique<HfTokenizer::Impl>();
