@@ -390,8 +390,10 @@ def train(model_class, config, state, batches, dtype):
     return losses, norms, step0, final
 
 
-def export(out_dir, name, model_class, config, task, seed, note="pad 0, [CLS] 101, [SEP] 102", batch_options=None):
-    # Returns the initial state dict.
+def export(out_dir, name, model_class, config, task, seed, note="pad 0, [CLS] 101, [SEP] 102", batch_options=None,
+           batch_maker=None):
+    # Returns the initial state dict. batch_maker(generator) -> (batches, extra top-level keys of batches.json)
+    # replaces make_batches (tools/make_token_classification_references.py).
     folder = os.path.join(out_dir, name)
     os.makedirs(folder, exist_ok=True)
     torch.manual_seed(seed)
@@ -403,9 +405,13 @@ def export(out_dir, name, model_class, config, task, seed, note="pad 0, [CLS] 10
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(hf, f, indent=2, sort_keys=True)
         f.write("\n")
-    batches = make_batches(torch.Generator().manual_seed(seed + 1), task, config["num_labels"], **(batch_options or {}))
+    generator = torch.Generator().manual_seed(seed + 1)
+    if batch_maker is None:
+        batches, extra = make_batches(generator, task, config["num_labels"], **(batch_options or {})), {}
+    else:
+        batches, extra = batch_maker(generator)
     with open(os.path.join(folder, "batches.json"), "w") as f:
-        json.dump({"note": f"step i trains on batches[i]; B={BATCH}, T={SEQ}; {note}",
+        json.dump({"note": f"step i trains on batches[i]; B={BATCH}, T={SEQ}; {note}", **extra,
                    "batches": batches}, f, separators=(",", ":"))
     losses, norms, step0, final = train(model_class, config, state, batches, torch.float32)
     losses64, _, _, _ = train(model_class, config, state, batches, torch.float64)
