@@ -43,6 +43,19 @@ void add_target(Batch& batch, const Example& example, Target target) {
       batch.start_positions.push_back(example.start_position);
       batch.end_positions.push_back(example.end_position);
       break;
+    case Target::kTokens:
+      break;  // laid out with the tokens: add_token_labels
+  }
+}
+
+// Each row's token labels where its tokens are in the layout; padding takes none.
+void add_token_labels(Batch& batch, const Dataset& dataset, std::span<const std::int64_t> indices) {
+  batch.labels.assign(static_cast<std::size_t>(batch.tokens()), kIgnoredLabel);
+  for (std::size_t b = 0; b < indices.size(); ++b) {
+    const Example& example = dataset.examples[static_cast<std::size_t>(indices[b])];
+    const auto first = static_cast<std::size_t>(batch.row_begin(static_cast<std::int64_t>(b)));
+    const std::size_t length = std::min(example.token_labels.size(), static_cast<std::size_t>(batch.row_length(static_cast<std::int64_t>(b))));
+    std::copy_n(example.token_labels.begin(), length, batch.labels.begin() + static_cast<std::ptrdiff_t>(first));
   }
 }
 
@@ -135,6 +148,7 @@ Batch collate(const Dataset& dataset, std::span<const std::int64_t> indices, std
   batch.row_ids.assign(indices.begin(), indices.end());
   for (const std::int64_t index : indices)
     add_target(batch, dataset.examples[static_cast<std::size_t>(index)], target);
+  if (target == Target::kTokens) add_token_labels(batch, dataset, indices);
   return batch;
 }
 

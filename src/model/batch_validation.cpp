@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/data/dataset.hpp"
 
 namespace shmtrain::model {
 namespace {
@@ -88,6 +89,15 @@ void validate_batch(const data::Batch& rows, const BertConfig& c, const std::str
   if (c.is_regression()) {
     if (!targets.empty() && targets.size() != static_cast<std::size_t>(batch)) {
       fail_input("{}: {} regression targets for {} rows", source, targets.size(), batch);
+    }
+    return;
+  }
+  if (c.head == ModelHead::kTokenClassification) {
+    if (!labels.empty() && labels.size() != n) fail_input("{}: {} token labels for {} tokens", source, labels.size(), n);
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      if (labels[i] != data::kIgnoredLabel && (labels[i] < 0 || labels[i] >= c.num_labels())) {
+        fail_input("{}: row {}: token label {} is outside [0, {})", source, row_of(rows, i), labels[i], c.num_labels());
+      }
     }
     return;
   }

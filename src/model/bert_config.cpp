@@ -6,8 +6,9 @@
 namespace shmtrain::model {
 
 std::string BertConfig::architecture() const {
-  const char* head_name =
-      head == ModelHead::kQuestionAnswering ? "ForQuestionAnswering" : "ForSequenceClassification";
+  const char* head_name = head == ModelHead::kQuestionAnswering     ? "ForQuestionAnswering"
+                          : head == ModelHead::kTokenClassification ? "ForTokenClassification"
+                                                                     : "ForSequenceClassification";
   return std::string(architecture_of(*this).class_prefix) + head_name;
 }
 

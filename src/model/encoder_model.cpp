@@ -3,6 +3,7 @@
 #include "backbone.hpp"
 #include "classification_head.hpp"
 #include "qa_head.hpp"
+#include "token_head.hpp"
 
 namespace shmtrain::model {
 
@@ -11,6 +12,8 @@ EncoderModel::EncoderModel(const BertConfig& config, const ParamTable& table, st
     : config_(config), backbone_(std::make_unique<Backbone>(config, table, params, grads)) {
   if (config.head == ModelHead::kQuestionAnswering) {
     head_ = std::make_unique<QaHead>(config, table, params, grads);
+  } else if (config.head == ModelHead::kTokenClassification) {
+    head_ = std::make_unique<TokenHead>(config, table, params, grads);
   } else {
     head_ = std::make_unique<ClassificationHead>(config, table, params, grads);
   }

@@ -62,6 +62,11 @@ ParamTable ParamTable::for_model(const BertConfig& c) {
     t.add("qa_outputs.bias", {c.num_labels()});
     return t;
   }
+  if (c.head == ModelHead::kTokenClassification) {  // <Family>ForTokenClassification: no pooler
+    t.add("classifier.weight", {c.num_labels(), h});
+    t.add("classifier.bias", {c.num_labels()});
+    return t;
+  }
   t.add(fmt::format("{}.weight", arch.pooler), {h, h});
   t.add(fmt::format("{}.bias", arch.pooler), {h});
   t.add(fmt::format("{}.weight", arch.classifier), {c.num_labels(), h});

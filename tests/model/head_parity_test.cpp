@@ -62,7 +62,15 @@ data::Batch half_of(const data::Batch& b, std::int64_t half) {
     if (v.empty()) return v;
     return std::vector<std::int32_t>(v.begin() + half * out.batch, v.begin() + (half + 1) * out.batch);
   };
-  out.labels = rows(b.labels);
+  if (b.labels.size() == b.input_ids.size()) {  // token classification: a label per token
+    out.labels.assign(b.labels.begin() + first, b.labels.begin() + first + cells);
+    // The global batch's mean over labelled tokens: this half's share of them, times 2 workers.
+    const auto labelled = [](auto begin, auto end) { return std::count_if(begin, end, [](int l) { return l != -100; }); };
+    out.loss_weight = 2.0f * static_cast<float>(labelled(out.labels.begin(), out.labels.end())) /
+                      static_cast<float>(labelled(b.labels.begin(), b.labels.end()));
+  } else {
+    out.labels = rows(b.labels);
+  }
   out.start_positions = rows(b.start_positions);
   out.end_positions = rows(b.end_positions);
   return out;
@@ -177,7 +185,10 @@ INSTANTIATE_TEST_SUITE_P(Models, HeadParity,
                                            Fixture{"distilbert_qa", ModelHead::kQuestionAnswering},
                                            Fixture{"roberta_cls", ModelHead::kSequenceClassification},
                                            Fixture{"roberta_qa", ModelHead::kQuestionAnswering},
-                                           Fixture{"xlmr_cls", ModelHead::kSequenceClassification}),
+                                           Fixture{"xlmr_cls", ModelHead::kSequenceClassification},
+                                           Fixture{"bert_tok", ModelHead::kTokenClassification},
+                                           Fixture{"distilbert_tok", ModelHead::kTokenClassification},
+                                           Fixture{"roberta_tok", ModelHead::kTokenClassification}),
                          [](const ::testing::TestParamInfo<Fixture>& param_info) {
                            return param_info.param.name;
                          });

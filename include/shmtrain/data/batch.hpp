@@ -16,7 +16,9 @@ struct Batch {
   std::vector<std::int32_t> input_ids;       // (N): N = B * T padded, the rows' lengths summed packed
   std::vector<std::int32_t> token_type_ids;  // (N); ignored by models without token types
   std::vector<std::int32_t> attention_mask;  // padded (B, T): 1 token, 0 padding; packed: empty
-  std::vector<std::int32_t> labels;          // (B) class ids, classification heads
+  // (B) class ids, classification heads; token classification: (N) a class id per token of
+  // the layout, kIgnoredLabel (-100, dataset.hpp) on tokens without a loss and on padding.
+  std::vector<std::int32_t> labels;
   std::vector<float> targets;                // (B) regression targets (num_labels == 1)
   std::vector<std::int32_t> start_positions;  // (B) question answering: the answer's first token
   std::vector<std::int32_t> end_positions;    // (B) and its last token (both 0, [CLS], when absent)
@@ -24,6 +26,10 @@ struct Batch {
   // (B) each row's index in its dataset: its dropout masks are drawn from it, so that they do
   // not depend on the worker or the batch a row lands in. Empty: rows numbered by the model.
   std::vector<std::int64_t> row_ids;
+  // Token classification: the factor on this batch's mean loss that makes the step's gradient
+  // the mean over the labelled tokens of the whole global batch (every micro-batch of every
+  // worker), whatever share of them this batch holds; 1 elsewhere.
+  float loss_weight = 1.0f;
 
   bool packed() const { return !offsets.empty(); }
   // The tokens the model computes on: B * T padded, the real ones packed.

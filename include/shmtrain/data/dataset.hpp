@@ -18,10 +18,17 @@ struct Example {
   float target = 0.0f;                       // regression target (LabelSet::regression)
   std::int32_t start_position = 0;           // question answering: the answer's first token
   std::int32_t end_position = 0;             // and its last ([CLS], 0, when not in the row)
+  // Token classification: a label per token (T_i), kIgnoredLabel where no loss is taken
+  // (special tokens, a word's later sub-tokens), as run_ner.py aligns them.
+  std::vector<std::int32_t> token_labels;
 };
 
-// What a dataset's rows teach the model: a class, a regression target, or an answer span.
-enum class Target { kClass, kRegression, kSpan };
+// PyTorch's CrossEntropyLoss ignore_index, the label of tokens that take no loss.
+inline constexpr std::int32_t kIgnoredLabel = -100;
+
+// What a dataset's rows teach the model: a class, a regression target, an answer span, or a
+// class per token.
+enum class Target { kClass, kRegression, kSpan, kTokens };
 
 struct Dataset {
   std::string source;  // the file read, for messages

@@ -14,8 +14,9 @@
 namespace shmtrain::model {
 
 // The task head on the encoder, as the script picks its AutoModelFor... class: run_glue's
-// sequence classification or run_qa's extractive question answering.
-enum class ModelHead { kSequenceClassification, kQuestionAnswering };
+// sequence classification, run_qa's extractive question answering, run_ner's token
+// classification.
+enum class ModelHead { kSequenceClassification, kQuestionAnswering, kTokenClassification };
 
 // Bounds on the sizes config.json may give, checked before anything is allocated: each is far
 // above every released encoder (XLM-R's 250,002 tokens, BERT-large's 24 layers of 1,024) and

@@ -30,6 +30,7 @@ struct Truncation {
 // One encoded input, as tokenizers' Encoding: every array has one entry per token.
 struct TokenizedText {
   std::vector<std::int32_t> ids;
+  std::vector<std::string> tokens;     // as tokenizers names them (an unknown Unigram run by its text)
   std::vector<CharSpan> offsets;       // code points of the input text (of its word, for pre-split input)
   std::vector<std::int32_t> word_ids;  // -1 for special tokens
   std::vector<std::int32_t> type_ids;
