@@ -39,7 +39,8 @@ std::vector<OptionSpec> make_table() {
       option(
           "task_name", &TrainOptions::task_name, data,
           "GLUE task read from --data_dir: mrpc, sst2, qqp, qnli, rte, cola, stsb, mnli; or squad (question "
-          "answering, SQuAD v1.1 JSON files)"),
+          "answering, SQuAD v1.1 JSON files); or ner, pos, chunk (token classification, run_ner's CoNLL or "
+          "JSON Lines files)"),
       option("data_dir", &TrainOptions::data_dir, data,
              "folder with the GLUE task's train.tsv and dev.tsv (squad: train-v1.1.json and dev-v1.1.json)"),
       option(
@@ -70,6 +71,14 @@ std::vector<OptionSpec> make_table() {
              "squad: start and end candidates per window when picking the answer", at_least_one),
       option("max_answer_length", &TrainOptions::max_answer_length, data, "squad: longest answer, in tokens",
              at_least_one),
+      option("text_column_name", &TrainOptions::text_column_name, data,
+             "ner/pos/chunk JSON Lines: the column of word lists (default tokens)"),
+      option("label_column_name", &TrainOptions::label_column_name, data,
+             "ner/pos/chunk JSON Lines: the column of tag lists (default <task_name>_tags)"),
+      option("label_all_tokens", &TrainOptions::label_all_tokens, data,
+             "ner/pos/chunk: a word's later sub-tokens take its tag (B-X as I-X) instead of no loss"),
+      option("return_entity_level_metrics", &TrainOptions::return_entity_level_metrics, data,
+             "ner/pos/chunk: also report precision, recall, F1 and count per entity type"),
 
       option("output_dir", &TrainOptions::output_dir, run,
              "where the model, metrics.jsonl and checkpoints go (required)"),

@@ -7,6 +7,7 @@
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/data/table.hpp"
 #include "shmtrain/task/glue/classification_task.hpp"
+#include "shmtrain/task/ner/ner_task.hpp"
 #include "shmtrain/task/squad/squad_task.hpp"
 
 namespace shmtrain::task {
@@ -60,6 +61,11 @@ std::unique_ptr<Task> load_task(const TaskOptions& options, const text::Tokenize
                                 bool need_eval) {
   const std::string task = lower(options.task_name);
   if (task == "squad") return SquadTask::load(options, tokenizer, need_train, need_eval);
+  if (task == "ner" || task == "pos" || task == "chunk") {
+    TaskOptions ner = options;
+    ner.task_name = task;
+    return NerTask::load(ner, tokenizer, need_train, need_eval);
+  }
   if (task == "squad_v2") {
     fail_input("--task_name squad_v2: SQuAD v2's unanswerable questions are not supported; --task_name squad "
                "trains and scores SQuAD v1.1");

@@ -217,6 +217,27 @@ std::size_t BertTokenizer::assemble(std::span<const std::int32_t> a, std::option
   return b_begin;
 }
 
+void BertTokenizer::encode_words(const std::vector<std::string>& words, std::size_t max_seq_length, Encoding& out,
+                                 std::vector<std::int32_t>& word_ids) const {
+  if (max_seq_length > 0 && max_seq_length < 2) {
+    fail_input("max_seq_length {} is below the 2 special tokens [CLS] and [SEP]", max_seq_length);
+  }
+  std::vector<std::int32_t> ids;
+  std::vector<std::int32_t> owners;
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    tokenize(words[w], ids, fmt::format("word {}", w + 1));
+    owners.resize(ids.size(), static_cast<std::int32_t>(w));
+  }
+  if (max_seq_length > 0 && ids.size() > max_seq_length - 2) {
+    ids.resize(max_seq_length - 2);
+    owners.resize(max_seq_length - 2);
+  }
+  assemble(ids, std::nullopt, out);
+  word_ids.assign(1, -1);
+  word_ids.insert(word_ids.end(), owners.begin(), owners.end());
+  word_ids.push_back(-1);
+}
+
 std::string BertTokenizer::description() const {
   return fmt::format("WordPiece, {} tokens, {} ({})", spec_.vocab->size(),
                      spec_.normalizer.lowercase ? "lower-cased" : "cased", spec_.lowercase_origin);

@@ -43,7 +43,7 @@ bool is_file(const fs::path& p) {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> load_tokenizer(const fs::path& path, std::optional<bool> do_lower_case) {
+std::unique_ptr<Tokenizer> load_tokenizer(const fs::path& path, std::optional<bool> do_lower_case, bool pre_split_words) {
   std::error_code ec;
   bool bert = false;
   if (fs::is_directory(path, ec)) {
@@ -59,7 +59,7 @@ std::unique_ptr<Tokenizer> load_tokenizer(const fs::path& path, std::optional<bo
                "casing (drop the flag)",
                path.string());
   }
-  return std::make_unique<HfTokenizer>(HfTokenizer::load(path));
+  return std::make_unique<HfTokenizer>(HfTokenizer::load(path, pre_split_words));
 }
 
 const std::vector<std::string>& tokenizer_file_names() {

@@ -55,6 +55,9 @@ void apply_labels(const task::Task& task, model::BertConfig& config) {
   } else if (labels.regression) {
     config.id2label = {"LABEL_0"};
     config.problem_type = "regression";
+  } else if (task.target() == data::Target::kTokens) {
+    config.id2label = labels.names;  // run_ner writes the tag list; no problem_type
+    config.problem_type.clear();
   } else {
     config.id2label = labels.names;
     config.problem_type = "single_label_classification";
@@ -100,7 +103,9 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   }
 
   const fs::path tokenizer_path = options.tokenizer_name.empty() ? options.model_name_or_path : options.tokenizer_name;
-  std::shared_ptr<const text::Tokenizer> tokenizer = text::load_tokenizer(tokenizer_path, options.do_lower_case);
+  // run_ner loads RoBERTa's tokenizer with add_prefix_space for its pre-split words.
+  std::shared_ptr<const text::Tokenizer> tokenizer =
+      text::load_tokenizer(tokenizer_path, options.do_lower_case, options.token_classification());
   if (static_cast<std::int64_t>(tokenizer->vocab_size()) > config.vocab_size) {
     fail_input("{}: the vocabulary has {} tokens but {} says vocab_size {}", tokenizer->source(),
                tokenizer->vocab_size(), config_path.string(), config.vocab_size);
@@ -127,13 +132,19 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   if (options.max_eval_samples) data_options.max_eval_samples = static_cast<std::size_t>(*options.max_eval_samples);
   data_options.n_best_size = options.n_best_size;
   data_options.max_answer_length = options.max_answer_length;
+  data_options.text_column_name = options.text_column_name;
+  data_options.label_column_name = options.label_column_name;
+  data_options.label_all_tokens = options.label_all_tokens;
+  data_options.return_entity_level_metrics = options.return_entity_level_metrics;
+  data_options.model_labels = config.id2label;
   std::shared_ptr<const task::Task> task =
       task::load_task(data_options, *tokenizer, options.do_train, options.do_eval);
 
   // The head is the task's, whatever class the checkpoint was saved from, as run_glue.py and
   // run_qa.py load any checkpoint with AutoModelFor...; config.json records it when written.
-  config.head = task->target() == data::Target::kSpan ? model::ModelHead::kQuestionAnswering
-                                                      : model::ModelHead::kSequenceClassification;
+  config.head = task->target() == data::Target::kSpan     ? model::ModelHead::kQuestionAnswering
+                : task->target() == data::Target::kTokens ? model::ModelHead::kTokenClassification
+                                                           : model::ModelHead::kSequenceClassification;
   config.architectures = {config.architecture()};
   check_token_ranges(task->train(), config, config_path);
   check_token_ranges(task->validation(), config, config_path);

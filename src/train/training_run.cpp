@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "results_files.hpp"
+#include "token_weights.hpp"
 #include "run_report.hpp"
 #include "shmtrain/model/batch_validation.hpp"
 #include "shmtrain/common/error.hpp"
@@ -64,12 +65,8 @@ const char* TrainingRun::load_or_init_weights() {
   }
   const model::WeightsLoadReport report = model::load_model_weights(
       inputs_.weights, table_, params, inputs_.config, static_cast<std::uint64_t>(options_.seed));
-  // As transformers warns: one line for the checkpoint's tensors the task model does not use
-  // (a Hub RoBERTa's lm_head.*, roberta.pooler.*), one name per line for the new head.
-  if (!report.unused.empty()) {
-    print_line(fmt::format("not used from {} ({}): {}", inputs_.weights.filename().string(), report.unused.size(),
-                           fmt::join(report.unused, ", ")));
-  }
+  // As transformers warns: one line for what the task model leaves (a Hub RoBERTa's lm_head.*).
+  if (!report.unused.empty()) print_line(fmt::format("not used from the checkpoint: {}", fmt::join(report.unused, ", ")));
   for (const std::string& name : report.initialized) print_line(fmt::format("newly initialised: {}", name));
   return "weights from the model folder";
 }
@@ -123,6 +120,7 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
     samples_ += samples;
     window_samples_ += samples;
   }
+  if (inputs_.task->target() == data::Target::kTokens) weigh_token_batches(batches, comm_);
   state_.batches_done += micro_batches;
   if (state_.batches_done >= plan.batches_per_epoch) {
     ++state_.epoch_index;

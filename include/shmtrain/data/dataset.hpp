@@ -20,7 +20,7 @@ struct Example {
   std::int32_t end_position = 0;             // and its last ([CLS], 0, when not in the row)
   // Token classification: a label per token (T_i), kIgnoredLabel where no loss is taken
   // (special tokens, a word's later sub-tokens), as run_ner.py aligns them.
-  std::vector<std::int32_t> token_labels;
+  std::vector<std::int32_t> token_labels = {};
 };
 
 // PyTorch's CrossEntropyLoss ignore_index, the label of tokens that take no loss.

@@ -8,7 +8,9 @@
 //   task/glue/   run_glue.py: GLUE's TSV folders (--task_name mrpc|sst2|qqp|qnli|rte|cola|stsb|mnli,
 //                --data_dir) or the user's own files (--train_file, --validation_file: .csv,
 //                .tsv, .json/.jsonl, text or pre-tokenized), sequence classification or regression;
-//   task/squad/  run_qa.py: SQuAD v1.1 JSON (--task_name squad), one row per context window.
+//   task/squad/  run_qa.py: SQuAD v1.1 JSON (--task_name squad), one row per context window;
+//   task/ner/    run_ner.py: CoNLL or JSON Lines word/tag files (--task_name ner|pos|chunk),
+//                a class per token.
 //
 // Every problem with the files is an InputError "FILE:LINE: problem" (LINE 1-based, the
 // physical line; for a CSV record spanning lines, the line where it starts), "FILE: JSON.PATH:
@@ -39,6 +41,13 @@ struct TaskOptions {
   std::size_t doc_stride = 128;  // squad: overlap of a context's windows, in tokens (run_qa's)
   std::int64_t n_best_size = 20;       // squad post-processing (run_qa's)
   std::int64_t max_answer_length = 30;
+  // Token classification (run_ner.py's options and defaults).
+  std::string text_column_name;   // "": tokens
+  std::string label_column_name;  // "": <task_name>_tags
+  bool label_all_tokens = false;  // a word's later sub-tokens take its label (B- as I-) instead of -100
+  bool return_entity_level_metrics = false;
+  // The model's id2label, for a run that evaluates without training (its tags must be among them).
+  std::vector<std::string> model_labels;
 };
 
 // Named results of an evaluation, in the order the script reports them, without "eval_".

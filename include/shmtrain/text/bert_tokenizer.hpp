@@ -73,6 +73,8 @@ class BertTokenizer final : public Tokenizer {
   std::size_t assemble(std::span<const std::int32_t> a, std::optional<std::span<const std::int32_t>> b,
                        Encoding& out) const override;
   std::size_t num_special_tokens(bool pair) const override { return pair ? 3 : 2; }
+  void encode_words(const std::vector<std::string>& words, std::size_t max_seq_length, Encoding& out,
+                    std::vector<std::int32_t>& word_ids) const override;
   std::size_t vocab_size() const override { return spec_.vocab->size(); }
   const std::string& source() const override { return spec_.source; }
   std::string description() const override;

@@ -46,7 +46,9 @@ class HfTokenizer final : public Tokenizer {
   // sentencepiece.bpe.model (first found wins; tokenizer_config.json and
   // special_tokens_map.json name the pad token and RoBERTa's add_prefix_space). Throws
   // InputError naming the file and key for anything it cannot read.
-  static HfTokenizer load(const std::filesystem::path& path);
+  // `add_prefix_space`: force ByteLevel's add_prefix_space on (pre-tokenizer and
+  // post-processor), as RobertaTokenizerFast(add_prefix_space=True) does for pre-split words.
+  static HfTokenizer load(const std::filesystem::path& path, bool add_prefix_space = false);
   // Whether `path` holds one of the files load() reads other than a BERT vocab.txt.
   static bool recognizes(const std::filesystem::path& path);
 
@@ -85,6 +87,8 @@ class HfTokenizer final : public Tokenizer {
               Encoding& out) const override;
   std::size_t assemble(std::span<const std::int32_t> a, std::optional<std::span<const std::int32_t>> b,
                        Encoding& out) const override;
+  void encode_words(const std::vector<std::string>& words, std::size_t max_seq_length, Encoding& out,
+                    std::vector<std::int32_t>& word_ids) const override;
   std::vector<std::string> tokens(const std::vector<std::int32_t>& ids) const override;
   // Copies the files it was read from (tokenizer.json, tokenizer_config.json, ...).
   void save(const std::filesystem::path& folder, std::size_t model_max_length) const override;

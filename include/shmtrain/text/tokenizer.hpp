@@ -51,6 +51,11 @@ class Tokenizer {
   // Returns the index in `out` of b's first token (of a's when there is no b).
   virtual std::size_t assemble(std::span<const std::int32_t> a, std::optional<std::span<const std::int32_t>> b,
                                Encoding& out) const = 0;
+  // Pre-split words (run_ner.py's tokenizer(words, is_split_into_words=True, truncation=True,
+  // max_length=...)): each word tokenized on its own, the tokens cut to max_seq_length with the
+  // special tokens around them; word_ids gets each token's word index, -1 for special tokens.
+  virtual void encode_words(const std::vector<std::string>& words, std::size_t max_seq_length, Encoding& out,
+                            std::vector<std::int32_t>& word_ids) const = 0;
   // How many tokens assemble() adds to one sequence or to a pair.
   virtual std::size_t num_special_tokens(bool pair) const = 0;
 
@@ -70,7 +75,11 @@ class Tokenizer {
 // merges.txt or sentencepiece.bpe.model gets the Hugging Face pipeline, unless its
 // tokenizer.json is BERT's WordPiece, which (like vocab.txt) gets BertTokenizer with
 // `do_lower_case` applied. Throws InputError naming the file for anything unreadable.
-std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& path, std::optional<bool> do_lower_case = {});
+// `pre_split_words`: the run feeds pre-split words, so a byte-level BPE tokenizer is loaded
+// with add_prefix_space on, as run_ner.py loads RoBERTa's (each word then reads as after a
+// space, "Ġword").
+std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& path, std::optional<bool> do_lower_case = {},
+                                          bool pre_split_words = false);
 
 // The names of the files save() may write, so an output folder can be recognised.
 const std::vector<std::string>& tokenizer_file_names();

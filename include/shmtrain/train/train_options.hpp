@@ -47,6 +47,11 @@ struct TrainOptions {
   std::int64_t doc_stride = 128;        // overlap of a long context's windows, in tokens
   std::int64_t n_best_size = 20;        // start and end candidates per window in post-processing
   std::int64_t max_answer_length = 30;  // longest answer, in tokens
+  // Token classification (run_ner.py's options and defaults).
+  std::string text_column_name;   // "": tokens
+  std::string label_column_name;  // "": <task_name>_tags
+  bool label_all_tokens = false;
+  bool return_entity_level_metrics = false;
 
   // The run.
   std::filesystem::path output_dir;
@@ -100,6 +105,12 @@ struct TrainOptions {
     return task_name.size() == kSquad.size() &&
            std::equal(kSquad.begin(), kSquad.end(), task_name.begin(),
                       [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
+  }
+  // --task_name ner, pos or chunk: token classification (run_ner.py).
+  bool token_classification() const {
+    std::string lower;
+    for (const char c : task_name) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    return lower == "ner" || lower == "pos" || lower == "chunk";
   }
   // max_seq_length, or the default of the script the task comes from: run_qa.py's 384 for
   // question answering, run_glue.py's 128 otherwise.

@@ -178,14 +178,14 @@ bool HfTokenizer::recognizes(const fs::path& path) {
   return false;
 }
 
-HfTokenizer HfTokenizer::load(const fs::path& path) {
+HfTokenizer HfTokenizer::load(const fs::path& path, bool add_prefix_space) {
   std::error_code ec;
   std::unique_ptr<Impl> impl;
   fs::path folder;
   if (fs::is_directory(path, ec)) {
     folder = path;
-    if (fs::is_regular_file(path / "tokenizer.json", ec)) impl = pipeline::read_tokenizer_json(path / "tokenizer.json");
-    else if (fs::is_regular_file(path / "merges.txt", ec)) impl = pipeline::read_roberta_files(path);
+    if (fs::is_regular_file(path / "tokenizer.json", ec)) impl = pipeline::read_tokenizer_json(path / "tokenizer.json", add_prefix_space);
+    else if (fs::is_regular_file(path / "merges.txt", ec)) impl = pipeline::read_roberta_files(path, add_prefix_space);
     else if (fs::is_regular_file(path / "sentencepiece.bpe.model", ec)) impl = pipeline::read_sentencepiece_model(path / "sentencepiece.bpe.model");
     else fail_input("{}: no tokenizer.json, vocab.json + merges.txt or sentencepiece.bpe.model in this folder", path.string());
     for (const char* extra : {"tokenizer_config.json", "special_tokens_map.json"}) {
@@ -194,10 +194,10 @@ HfTokenizer HfTokenizer::load(const fs::path& path) {
   } else if (path.extension() == ".model") {
     impl = pipeline::read_sentencepiece_model(path);
   } else if (path.filename() == "merges.txt" || path.filename() == "vocab.json") {
-    impl = pipeline::read_roberta_files(path.parent_path());
+    impl = pipeline::read_roberta_files(path.parent_path(), add_prefix_space);
     folder = path.parent_path();
   } else {
-    impl = pipeline::read_tokenizer_json(path);
+    impl = pipeline::read_tokenizer_json(path, add_prefix_space);
   }
   choose_pad(*impl, folder);
   return HfTokenizer(std::move(impl));
@@ -375,6 +375,15 @@ void HfTokenizer::save(const fs::path& folder, std::size_t /*model_max_length*/)
       name = "tokenizer.json";
     io::write_file_atomically(folder / name, contents);
   }
+}
+
+void HfTokenizer::encode_words(const std::vector<std::string>& words, std::size_t max_seq_length, Encoding& out,
+                               std::vector<std::int32_t>& word_ids) const {
+  const TokenizedText t = encode_words(words, nullptr, true, Truncation{max_seq_length, TruncationStrategy::kLongestFirst});
+  out.input_ids = t.ids;
+  out.token_type_ids = t.type_ids;
+  out.attention_mask.assign(t.size(), 1);
+  word_ids = t.word_ids;
 }
 
 }  // namespace shmtrain::text

@@ -76,7 +76,7 @@ std::optional<std::string_view> find_bytes_field(std::string_view message, std::
 
 }  // namespace
 
-std::unique_ptr<HfTokenizer::Impl> read_roberta_files(const fs::path& folder) {
+std::unique_ptr<HfTokenizer::Impl> read_roberta_files(const fs::path& folder, bool add_prefix_space) {
   const fs::path vocab = folder / "vocab.json";
   const fs::path merges = folder / "merges.txt";
   auto impl = std::make_unique<HfTokenizer::Impl>();
@@ -84,8 +84,8 @@ std::unique_ptr<HfTokenizer::Impl> read_roberta_files(const fs::path& folder) {
   impl->files = {vocab, merges};
   impl->model = read_bpe_files(vocab.string(), merges.string());
   const nlohmann::json config = read_optional_json(folder / "tokenizer_config.json");
-  const bool prefix = config.contains("add_prefix_space") && config["add_prefix_space"].is_boolean() &&
-                      config["add_prefix_space"].get<bool>();
+  const bool prefix = add_prefix_space || (config.contains("add_prefix_space") && config["add_prefix_space"].is_boolean() &&
+                                           config["add_prefix_space"].get<bool>());
   const bool trim = !config.contains("trim_offsets") || !config["trim_offsets"].is_boolean() || config["trim_offsets"].get<bool>();
   impl->pre_tokenizer = make_from_json({{"type", "ByteLevel"}, {"add_prefix_space", prefix}, {"trim_offsets", trim}},
                                        impl->source, read_pre_tokenizer);

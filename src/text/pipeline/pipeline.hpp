@@ -32,9 +32,10 @@ struct HfTokenizer::Impl {
 namespace pipeline {
 
 // tokenizer.json at `path` (tokenizer_json.cpp).
-std::unique_ptr<HfTokenizer::Impl> read_tokenizer_json(const std::filesystem::path& path);
+// `add_prefix_space`: ByteLevel's (pre-tokenizer and post-processor) forced on.
+std::unique_ptr<HfTokenizer::Impl> read_tokenizer_json(const std::filesystem::path& path, bool add_prefix_space = false);
 // A folder's vocab.json + merges.txt, or sentencepiece.bpe.model (legacy_files.cpp).
-std::unique_ptr<HfTokenizer::Impl> read_roberta_files(const std::filesystem::path& folder);
+std::unique_ptr<HfTokenizer::Impl> read_roberta_files(const std::filesystem::path& folder, bool add_prefix_space = false);
 std::unique_ptr<HfTokenizer::Impl> read_sentencepiece_model(const std::filesystem::path& file);
 
 }  // namespace pipeline

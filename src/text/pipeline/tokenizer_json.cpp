@@ -79,6 +79,23 @@ void check_decoder(const JsonFields& f) {
   }
 }
 
+// RobertaTokenizerFast(add_prefix_space=True): every ByteLevel component of the file, and
+// RobertaProcessing, get add_prefix_space true.
+void force_prefix_space(nlohmann::json& j) {
+  if (j.is_array()) {
+    for (nlohmann::json& item : j) force_prefix_space(item);
+    return;
+  }
+  if (!j.is_object()) return;
+  const auto type = j.find("type");
+  if (type != j.end() && type->is_string() && (*type == "ByteLevel" || *type == "RobertaProcessing")) {
+    j["add_prefix_space"] = true;
+  }
+  for (const char* key : {"pre_tokenizer", "post_processor", "pretokenizers", "processors"}) {
+    if (j.contains(key)) force_prefix_space(j[key]);
+  }
+}
+
 std::string describe(const nlohmann::json& j) {
   auto type_of = [&](const char* key) -> std::string {
     if (!j.contains(key) || !j[key].is_object() || !j[key].contains("type") || !j[key]["type"].is_string()) return "none";
@@ -90,8 +107,9 @@ std::string describe(const nlohmann::json& j) {
 
 }  // namespace
 
-std::unique_ptr<HfTokenizer::Impl> read_tokenizer_json(const fs::path& path) {
-  const nlohmann::json j = read_json_file(path.string());
+std::unique_ptr<HfTokenizer::Impl> read_tokenizer_json(const fs::path& path, bool add_prefix_space) {
+  nlohmann::json j = read_json_file(path.string());
+  if (add_prefix_space) force_prefix_space(j);
   const std::string file = path.string();
   const JsonFields top(j, "", file);
   auto impl = std::make_unique<HfTokenizer::Impl>();

@@ -1,0 +1,184 @@
+#include "shmtrain/task/ner/ner_task.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/task/ner/seqeval.hpp"
+
+namespace shmtrain::task {
+namespace {
+
+namespace fs = std::filesystem;
+
+int tag_column_of(const std::string& task) {
+  if (task == "pos") return 1;    // CoNLL-2003's second field
+  if (task == "chunk") return 2;  // its third
+  return -1;                      // ner: the last
+}
+
+// run_ner's get_label_list: the sorted unique tags (integers sorted as numbers).
+std::vector<std::string> label_list(const TaggedFile& file) {
+  std::set<std::string> unique;
+  for (const TaggedSentence& s : file.sentences) unique.insert(s.tags.begin(), s.tags.end());
+  std::vector<std::string> out(unique.begin(), unique.end());
+  if (file.integer_tags) {
+    std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) { return std::stoll(a) < std::stoll(b); });
+  }
+  return out;
+}
+
+// Tokenizes every sentence and aligns its tags to the tokens (file order kept; the first bad
+// sentence in file order is the error).
+data::Dataset tokenize(const TaggedFile& file, const std::vector<std::string>& labels, const text::Tokenizer& tokenizer,
+                       const TaskOptions& options) {
+  std::map<std::string, std::int32_t> ids;
+  for (std::size_t i = 0; i < labels.size(); ++i) ids.emplace(labels[i], static_cast<std::int32_t>(i));
+  // label_all_tokens: a word's later sub-tokens take I-X for its B-X, when I-X is a label.
+  std::vector<std::int32_t> inside(labels.size());
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    inside[i] = static_cast<std::int32_t>(i);
+    if (labels[i].starts_with("B-")) {
+      const auto it = ids.find("I-" + labels[i].substr(2));
+      if (it != ids.end()) inside[i] = it->second;
+    }
+  }
+  data::Dataset dataset;
+  dataset.source = file.source;
+  dataset.examples.resize(file.sentences.size());
+  std::mutex mutex;
+  std::size_t first_bad = file.sentences.size();
+  std::string message;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, file.sentences.size(), 64), [&](const auto& range) {
+    text::Encoding encoding;
+    std::vector<std::int32_t> word_ids;
+    for (std::size_t i = range.begin(); i != range.end(); ++i) {
+      const TaggedSentence& s = file.sentences[i];
+      try {
+        std::vector<std::int32_t> word_labels;
+        for (std::size_t w = 0; w < s.tags.size(); ++w) {
+          const auto it = ids.find(s.tags[w]);
+          if (it == ids.end()) {
+            fail_input("word {} '{}' has the tag '{}', which is not among the {} labels ({})", w + 1, s.words[w], s.tags[w],
+                       labels.size(), fmt::join(labels, ", "));
+          }
+          word_labels.push_back(it->second);
+        }
+        tokenizer.encode_words(s.words, options.max_seq_length, encoding, word_ids);
+        data::Example& e = dataset.examples[i];
+        e.input_ids = encoding.input_ids;
+        e.token_type_ids = encoding.token_type_ids;
+        e.attention_mask = encoding.attention_mask;
+        e.token_labels.assign(e.input_ids.size(), data::kIgnoredLabel);
+        for (std::size_t t = 0; t < word_ids.size(); ++t) {
+          const std::int32_t w = word_ids[t];
+          if (w < 0 || word_labels.empty()) continue;
+          const bool first = t == 0 || word_ids[t - 1] != w;
+          const std::int32_t label = word_labels[static_cast<std::size_t>(w)];
+          if (first) e.token_labels[t] = label;
+          else if (options.label_all_tokens) e.token_labels[t] = inside[static_cast<std::size_t>(label)];
+        }
+      } catch (const InputError& error) {
+        const std::lock_guard lock(mutex);
+        if (i < first_bad) {
+          first_bad = i;
+          message = fmt::format("{}:{}: {}", file.source, s.line, error.what());
+        }
+        return;
+      }
+    }
+  });
+  if (first_bad < file.sentences.size()) throw InputError(message);
+  return dataset;
+}
+
+void keep_first(TaggedFile& file, const std::optional<std::size_t>& n) {
+  if (n && file.sentences.size() > *n) file.sentences.resize(*n);
+}
+
+}  // namespace
+
+std::unique_ptr<Task> NerTask::load(const TaskOptions& options, const text::Tokenizer& tokenizer, bool need_train,
+                                    bool need_eval) {
+  if (!options.data_dir.empty()) {
+    fail_input("--task_name {} reads --train_file and --validation_file (CoNLL text or JSON Lines), not --data_dir",
+               options.task_name);
+  }
+  if (need_train && options.train_file.empty()) fail_input("--task_name {} needs --train_file to train", options.task_name);
+  if (need_eval && options.validation_file.empty()) {
+    fail_input("evaluation needs --validation_file (or run without evaluation)");
+  }
+  TaggedFileOptions read;
+  read.text_column = options.text_column_name.empty() ? "tokens" : options.text_column_name;
+  read.label_column = options.label_column_name.empty() ? options.task_name + "_tags" : options.label_column_name;
+  read.tag_column = tag_column_of(options.task_name);
+
+  auto task = std::make_unique<NerTask>();
+  task->name_ = options.task_name;
+  task->entity_level_ = options.return_entity_level_metrics;
+  std::optional<TaggedFile> train;
+  if (need_train) {
+    train = read_tagged_file(options.train_file, read);
+    keep_first(*train, options.max_train_samples);
+    task->labels_.names = label_list(*train);
+  } else {
+    task->labels_.names = options.model_labels;
+  }
+  if (task->labels_.names.empty()) fail_input("no labels: the training file has no tags");
+  if (train) task->train_ = tokenize(*train, task->labels_.names, tokenizer, options);
+  if (need_eval) {
+    TaggedFile validation = read_tagged_file(options.validation_file, read);
+    keep_first(validation, options.max_eval_samples);
+    task->validation_ = tokenize(validation, task->labels_.names, tokenizer, options);
+  }
+  return task;
+}
+
+std::string NerTask::describe_labels() const {
+  return fmt::format("{} tags ({})", labels_.names.size(), fmt::join(labels_.names, ", "));
+}
+
+Metrics NerTask::score(const ModelOutputs& outputs, const fs::path& /*output_dir*/) const {
+  const data::Dataset& dataset = *validation_;
+  const auto labels = static_cast<std::int64_t>(labels_.names.size());
+  std::vector<TagSequence> gold;
+  std::vector<TagSequence> predicted;
+  for (std::size_t i = 0; i < dataset.examples.size(); ++i) {
+    const data::Example& e = dataset.examples[i];
+    const float* row = outputs.values.data() + static_cast<std::int64_t>(i) * outputs.width;
+    TagSequence g, p;
+    for (std::size_t t = 0; t < e.token_labels.size(); ++t) {
+      if (e.token_labels[t] == data::kIgnoredLabel) continue;  // as run_ner's compute_metrics
+      const float* z = row + static_cast<std::int64_t>(t) * labels;
+      const auto best = static_cast<std::size_t>(std::max_element(z, z + labels) - z);
+      g.push_back(labels_.names[static_cast<std::size_t>(e.token_labels[t])]);
+      p.push_back(labels_.names[best]);
+    }
+    gold.push_back(std::move(g));
+    predicted.push_back(std::move(p));
+  }
+  const SeqevalScores s = seqeval_scores(gold, predicted);
+  Metrics out;
+  if (entity_level_) {
+    for (const auto& [type, e] : s.by_type) {
+      out.emplace_back(type + "_precision", e.precision);
+      out.emplace_back(type + "_recall", e.recall);
+      out.emplace_back(type + "_f1", e.f1);
+      out.emplace_back(type + "_number", static_cast<double>(e.number));
+    }
+  }
+  out.emplace_back("precision", s.overall.precision);
+  out.emplace_back("recall", s.overall.recall);
+  out.emplace_back("f1", s.overall.f1);
+  out.emplace_back("accuracy", s.accuracy);
+  return out;
+}
+
+}  // namespace shmtrain::task

@@ -1,0 +1,26 @@
+#include "token_weights.hpp"
+
+#include <algorithm>
+
+#include "shmtrain/data/dataset.hpp"
+
+namespace shmtrain::train {
+
+void weigh_token_batches(std::vector<data::Batch>& batches, comm::Communicator& comm) {
+  std::vector<float> counts(batches.size());
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    counts[i] = static_cast<float>(std::count_if(batches[i].labels.begin(), batches[i].labels.end(),
+                                                 [](std::int32_t l) { return l != data::kIgnoredLabel; }));
+  }
+  std::vector<float> global = counts;
+  if (comm.size() > 1) comm.allreduce(global, comm::ReduceOp::sum);
+  double total = 0;
+  for (const float c : global) total += c;
+  if (total == 0) return;
+  const double averaged = static_cast<double>(batches.size()) * comm.size();
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    batches[i].loss_weight = static_cast<float>(averaged * counts[i] / total);
+  }
+}
+
+}  // namespace shmtrain::train

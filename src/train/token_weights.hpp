@@ -1,0 +1,17 @@
+#pragma once
+// Internal to train: token classification's loss is the mean over the labelled tokens of the
+// whole step (every micro-batch of every worker), so that 1 and P workers train the same
+// model. Each batch's mean loss gets the weight M * P * n_i / N (n_i its labelled tokens, N the
+// step's, M micro-batches, P workers): the engine averages the micro-batches and the exchange
+// the workers, which turns the weighted means into the global one. One small all-reduce of
+// the counts per step.
+#include <vector>
+
+#include "shmtrain/comm/communicator.hpp"
+#include "shmtrain/data/batch.hpp"
+
+namespace shmtrain::train {
+
+void weigh_token_batches(std::vector<data::Batch>& batches, comm::Communicator& comm);
+
+}  // namespace shmtrain::train
