@@ -48,6 +48,7 @@ std::vector<OptionSpec> make_table() {
           "custom training data: .csv, .tsv, .json/.jsonl (text) or pre-tokenized .jsonl (input_ids); with "
           "--task_name squad a SQuAD JSON file"),
       option("validation_file", &TrainOptions::validation_file, data, "evaluation data, same forms"),
+      option("test_file", &TrainOptions::test_file, data, "--do_predict's data, same forms; labels optional"),
       option(
           "max_seq_length", &TrainOptions::max_seq_length, data,
           "longest sequence after tokenization; longer pairs are truncated longest-first, squad contexts cut "
@@ -86,6 +87,8 @@ std::vector<OptionSpec> make_table() {
              "train even if output_dir holds another run (its checkpoints are removed)"),
       option("do_train", &TrainOptions::do_train, run, "train"),
       option("do_eval", &TrainOptions::do_eval, run, "evaluate on the validation set"),
+      option("do_predict", &TrainOptions::do_predict, run,
+             "label --test_file with the model after training (ner/pos/chunk: predictions.txt)"),
       option("resume_from_checkpoint", &TrainOptions::resume_from_checkpoint, run,
              "continue from this checkpoint folder (output_dir/checkpoint-N)"),
       option("dry_run", &TrainOptions::dry_run, run,

@@ -58,13 +58,17 @@ void check_options(const TaskOptions& o, bool need_eval) {
 }  // namespace
 
 std::unique_ptr<Task> load_task(const TaskOptions& options, const text::Tokenizer& tokenizer, bool need_train,
-                                bool need_eval) {
+                                bool need_eval, bool need_predict) {
   const std::string task = lower(options.task_name);
   if (task == "squad") return SquadTask::load(options, tokenizer, need_train, need_eval);
   if (task == "ner" || task == "pos" || task == "chunk") {
     TaskOptions ner = options;
     ner.task_name = task;
-    return NerTask::load(ner, tokenizer, need_train, need_eval);
+    return NerTask::load(ner, tokenizer, need_train, need_eval, need_predict);
+  }
+  if (need_predict) {
+    fail_input("--do_predict is implemented for --task_name ner, pos and chunk so far; GLUE and SQuAD predictions are "
+               "not yet");
   }
   if (task == "squad_v2") {
     fail_input("--task_name squad_v2: SQuAD v2's unanswerable questions are not supported; --task_name squad "

@@ -1,5 +1,7 @@
 #include "shmtrain/task/task.hpp"
 
+#include "shmtrain/common/error.hpp"
+
 #include <fmt/format.h>
 
 namespace shmtrain::task {
@@ -22,6 +24,10 @@ std::string Task::describe_labels() const {
 
 std::int64_t Task::output_width(std::int64_t num_labels, std::int64_t /*max_seq_length*/) const {
   return num_labels;
+}
+
+std::filesystem::path Task::predict(const ModelOutputs& /*outputs*/, const std::filesystem::path& /*output_dir*/) const {
+  fail_input("--do_predict is not implemented for task '{}' yet (it is for ner, pos and chunk)", name_.empty() ? "custom files" : name_);
 }
 
 }  // namespace shmtrain::task

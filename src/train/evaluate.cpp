@@ -9,14 +9,16 @@
 
 namespace shmtrain::train {
 
-EvalResult evaluate(model::EncoderModel& model, const task::Task& task, const EvalSettings& settings,
-                    comm::Communicator& comm, const std::filesystem::path& prediction_dir) {
-  const auto start = std::chrono::steady_clock::now();
-  const data::Dataset& dataset = *task.validation();
+namespace {
+
+// The model's outputs over every row of `dataset`, gathered from all workers in dataset order.
+std::vector<float> gather_outputs(model::EncoderModel& model, const task::Task& task, const data::Dataset& dataset,
+                                  const EvalSettings& settings, comm::Communicator& comm, std::int64_t& width_out) {
   const auto n = static_cast<std::int64_t>(dataset.examples.size());
   const std::int64_t world = comm.size();
   const std::int64_t rank = comm.rank();
   const std::int64_t width = task.output_width(model.config().num_labels(), settings.max_seq_length);
+  width_out = width;
   // Every worker evaluates `share` rows (the last ones may be past the end: left as filler),
   // so the gather has equal sizes.
   const std::int64_t share = (n + world - 1) / world;
@@ -49,11 +51,28 @@ EvalResult evaluate(model::EncoderModel& model, const task::Task& task, const Ev
     std::copy_n(all.begin() + ((row % world) * share + row / world) * width, width, ordered.begin() + row * width);
   }
 
+  return ordered;
+}
+
+}  // namespace
+
+EvalResult evaluate(model::EncoderModel& model, const task::Task& task, const EvalSettings& settings,
+                    comm::Communicator& comm, const std::filesystem::path& prediction_dir) {
+  const auto start = std::chrono::steady_clock::now();
+  std::int64_t width = 0;
+  const std::vector<float> outputs = gather_outputs(model, task, *task.validation(), settings, comm, width);
   EvalResult result;
-  result.metrics = task.score(task::ModelOutputs{.values = ordered, .width = width}, prediction_dir);
-  result.samples = n;
+  result.metrics = task.score(task::ModelOutputs{.values = outputs, .width = width}, prediction_dir);
+  result.samples = static_cast<std::int64_t>(task.validation()->examples.size());
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+std::filesystem::path predict(model::EncoderModel& model, const task::Task& task, const EvalSettings& settings,
+                              comm::Communicator& comm, const std::filesystem::path& prediction_dir) {
+  std::int64_t width = 0;
+  const std::vector<float> outputs = gather_outputs(model, task, *task.test(), settings, comm, width);
+  return task.predict(task::ModelOutputs{.values = outputs, .width = width}, prediction_dir);
 }
 
 }  // namespace shmtrain::train

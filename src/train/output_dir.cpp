@@ -24,7 +24,7 @@ constexpr const char* kRunFiles[] = {
     "model.safetensors", "config.json",        "vocab.txt",          "tokenizer_config.json",
     "special_tokens_map.json", "tokenizer.json", "vocab.json", "merges.txt", "sentencepiece.bpe.model",
     "shmtrain_config.toml", "metrics.jsonl", "trainer_state.json",
-    "eval_results.json", "train_results.json", "all_results.json", "predictions.json",
+    "eval_results.json", "train_results.json", "all_results.json", "predictions.json", "predictions.txt",
 };
 
 std::int64_t checkpoint_step(const fs::path& path) {

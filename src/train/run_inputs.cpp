@@ -126,6 +126,7 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   data_options.data_dir = options.data_dir;
   data_options.train_file = options.train_file;
   data_options.validation_file = options.validation_file;
+  data_options.test_file = options.test_file;
   data_options.max_seq_length = static_cast<std::size_t>(options.seq_length());
   data_options.doc_stride = static_cast<std::size_t>(options.doc_stride);
   if (options.max_train_samples) data_options.max_train_samples = static_cast<std::size_t>(*options.max_train_samples);
@@ -138,7 +139,7 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   data_options.return_entity_level_metrics = options.return_entity_level_metrics;
   data_options.model_labels = config.id2label;
   std::shared_ptr<const task::Task> task =
-      task::load_task(data_options, *tokenizer, options.do_train, options.do_eval);
+      task::load_task(data_options, *tokenizer, options.do_train, options.do_eval, options.do_predict);
 
   // The head is the task's, whatever class the checkpoint was saved from, as run_glue.py and
   // run_qa.py load any checkpoint with AutoModelFor...; config.json records it when written.

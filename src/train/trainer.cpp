@@ -56,6 +56,7 @@ PreparedRun prepare_inputs(const TrainOptions& options) {
   if (options.do_eval && (!task.validation() || task.validation()->examples.empty())) {
     fail_input("the evaluation data is empty");
   }
+  if (options.do_predict && (!task.test() || task.test()->examples.empty())) fail_input("the test data is empty");
   return prepared;
 }
 

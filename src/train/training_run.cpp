@@ -161,12 +161,15 @@ void TrainingRun::log_step(const StepPlan& plan, double loss, double grad_norm, 
   print_line(format_record(record, plan.total_steps));
 }
 
+EvalSettings TrainingRun::eval_settings() const {
+  return {.batch_size = options_.per_device_eval_batch_size,
+          .max_seq_length = options_.seq_length(),
+          .padding = options_.batch_padding(),
+          .pad_id = inputs_.tokenizer->pad_id()};
+}
+
 nlohmann::ordered_json TrainingRun::run_evaluation(std::int64_t step, double epoch) {
-  const EvalSettings settings{.batch_size = options_.per_device_eval_batch_size,
-                              .max_seq_length = options_.seq_length(),
-                              .padding = options_.batch_padding(),
-                              .pad_id = inputs_.tokenizer->pad_id()};
-  const EvalResult result = evaluate(engine_.model(), *inputs_.task, settings, comm_,
+  const EvalResult result = evaluate(engine_.model(), *inputs_.task, eval_settings(), comm_,
                                      leader_ ? options_.output_dir : std::filesystem::path());
   nlohmann::ordered_json record;
   record["step"] = step;
@@ -287,6 +290,11 @@ TrainSummary TrainingRun::execute() {
       if (key.rfind("eval_", 0) == 0 && value.is_number()) summary.eval_metrics.emplace_back(key, value.get<double>());
     }
     last_eval = std::move(record);
+  }
+  if (options_.do_predict) {
+    const std::filesystem::path file =
+        predict(engine_.model(), *inputs_.task, eval_settings(), comm_, leader_ ? options_.output_dir : std::filesystem::path());
+    print_line(fmt::format("predictions written to {}", file.string()));
   }
   if (leader_) {
     write_final_files(plan, summary, last_eval);

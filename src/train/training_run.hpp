@@ -12,6 +12,7 @@
 
 #include "batch_rows.hpp"
 #include "shmtrain/io/metrics_log.hpp"
+#include "shmtrain/train/evaluate.hpp"
 #include "shmtrain/train/progress.hpp"
 #include "shmtrain/train/step_engine.hpp"
 #include "shmtrain/train/step_plan.hpp"
@@ -40,6 +41,7 @@ class TrainingRun {
   void train(const StepPlan& plan, TrainSummary& summary);
   StepResult train_step(const StepPlan& plan, float lr);
   void log_step(const StepPlan& plan, double loss, double grad_norm, double lr);
+  EvalSettings eval_settings() const;
   nlohmann::ordered_json run_evaluation(std::int64_t step, double epoch);
   // Appends an evaluation record to the log history and metrics.jsonl, and prints it.
   void record_evaluation(const nlohmann::ordered_json& record, std::int64_t total_steps);

@@ -35,6 +35,7 @@ struct TaskOptions {
   std::filesystem::path data_dir;    // with task_name: the task's folder of files
   std::filesystem::path train_file;  // the user's own files (run_glue's --train_file/--validation_file)
   std::filesystem::path validation_file;
+  std::filesystem::path test_file;  // --do_predict's data; labels optional
   std::size_t max_seq_length = 128;
   std::optional<std::size_t> max_train_samples;  // keep the first N rows (the scripts' options)
   std::optional<std::size_t> max_eval_samples;
@@ -71,6 +72,8 @@ class Task {
   // Loaded when asked for (need_train / need_eval of load_task).
   const std::optional<data::Dataset>& train() const { return train_; }
   const std::optional<data::Dataset>& validation() const { return validation_; }
+  // --do_predict's rows (loaded when asked for), labelled or not.
+  const std::optional<data::Dataset>& test() const { return test_; }
 
   // What the rows teach: it selects the model's head.
   virtual data::Target target() const = 0;
@@ -90,19 +93,24 @@ class Task {
   // The metrics of the validation outputs; writes the task's prediction files into
   // output_dir when it is not empty (rank 0 only, so the others pass none).
   virtual Metrics score(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const = 0;
+  // --do_predict: writes the task's prediction file for the test rows' outputs into
+  // output_dir (rank 0), as the script's predict step does. Returns the file written.
+  // Throws InputError for a task that cannot predict yet.
+  virtual std::filesystem::path predict(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const;
 
  protected:
   std::string name_;
   data::LabelSet labels_;
   std::optional<data::Dataset> train_;
   std::optional<data::Dataset> validation_;
+  std::optional<data::Dataset> test_;
 };
 
 // Reads and tokenizes (truncation longest_first to max_seq_length, no padding) the task's
 // files: task_name + data_dir, or train_file (+ validation_file when need_eval). Tokenizes in
 // parallel (oneTBB); the rows keep the file order.
 std::unique_ptr<Task> load_task(const TaskOptions& options, const text::Tokenizer& tokenizer, bool need_train,
-                                bool need_eval);
+                                bool need_eval, bool need_predict = false);
 
 // The GLUE task names load_task knows (task/glue/).
 const std::vector<std::string>& glue_task_names();

@@ -30,4 +30,10 @@ struct EvalResult {
 EvalResult evaluate(model::EncoderModel& model, const task::Task& task, const EvalSettings& settings,
                     comm::Communicator& comm, const std::filesystem::path& prediction_dir);
 
+// --do_predict: the same over task.test(), handed to the task's predict (its prediction file
+// in prediction_dir, rank 0; the others pass an empty path). Returns the file's path.
+// REQUIRES: task.test() loaded.
+std::filesystem::path predict(model::EncoderModel& model, const task::Task& task, const EvalSettings& settings,
+                              comm::Communicator& comm, const std::filesystem::path& prediction_dir);
+
 }  // namespace shmtrain::train

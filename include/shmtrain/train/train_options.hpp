@@ -35,6 +35,7 @@ struct TrainOptions {
   std::filesystem::path data_dir;
   std::filesystem::path train_file;
   std::filesystem::path validation_file;
+  std::filesystem::path test_file;  // --do_predict's data
   std::optional<std::int64_t> max_seq_length;  // unset: seq_length()'s task default
   // How batches are laid out (data/collate.hpp); unset: packed, no padding. Hugging Face's
   // pad_to_max_length, when given, asks for padding: true to max_seq_length, false to the
@@ -58,6 +59,7 @@ struct TrainOptions {
   bool overwrite_output_dir = false;
   bool do_train = true;
   bool do_eval = true;
+  bool do_predict = false;  // label test_file with the (trained) model
   std::filesystem::path resume_from_checkpoint;
   bool dry_run = false;
 

@@ -11,6 +11,7 @@
 #include <tbb/parallel_for.h>
 
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/io/atomic_file.hpp"
 #include "shmtrain/task/ner/seqeval.hpp"
 
 namespace shmtrain::task {
@@ -106,7 +107,7 @@ void keep_first(TaggedFile& file, const std::optional<std::size_t>& n) {
 }  // namespace
 
 std::unique_ptr<Task> NerTask::load(const TaskOptions& options, const text::Tokenizer& tokenizer, bool need_train,
-                                    bool need_eval) {
+                                    bool need_eval, bool need_predict) {
   if (!options.data_dir.empty()) {
     fail_input("--task_name {} reads --train_file and --validation_file (CoNLL text or JSON Lines), not --data_dir",
                options.task_name);
@@ -138,7 +139,44 @@ std::unique_ptr<Task> NerTask::load(const TaskOptions& options, const text::Toke
     keep_first(validation, options.max_eval_samples);
     task->validation_ = tokenize(validation, task->labels_.names, tokenizer, options);
   }
+  if (need_predict) {
+    if (options.test_file.empty()) fail_input("--do_predict needs --test_file");
+    TaggedFileOptions test_read = read;
+    test_read.tags_required = false;
+    TaggedFile test = read_tagged_file(options.test_file, test_read);
+    for (TaggedSentence& s : test.sentences) {
+      task->test_words_.push_back(s.words.size());
+      s.tags.clear();  // predictions need none; tags the model does not know are no error here
+    }
+    task->test_ = tokenize(test, task->labels_.names, tokenizer, options);
+    // Which word each token belongs to: re-derived from the tokenizer, as the examples keep no word ids.
+    for (const TaggedSentence& s : test.sentences) {
+      text::Encoding encoding;
+      std::vector<std::int32_t> word_ids;
+      tokenizer.encode_words(s.words, options.max_seq_length, encoding, word_ids);
+      task->test_words_of_.push_back(std::move(word_ids));
+    }
+  }
   return task;
+}
+
+fs::path NerTask::predict(const ModelOutputs& outputs, const fs::path& output_dir) const {
+  const auto labels = static_cast<std::int64_t>(labels_.names.size());
+  std::string text;
+  for (std::size_t i = 0; i < test_words_.size(); ++i) {
+    std::vector<std::string> tags(test_words_[i], "O");
+    const std::vector<std::int32_t>& words = test_words_of_[i];
+    const float* row = outputs.values.data() + static_cast<std::int64_t>(i) * outputs.width;
+    for (std::size_t t = 0; t < words.size(); ++t) {
+      if (words[t] < 0 || (t > 0 && words[t - 1] == words[t])) continue;  // a word's first token speaks for it
+      const float* z = row + static_cast<std::int64_t>(t) * labels;
+      tags[static_cast<std::size_t>(words[t])] = labels_.names[static_cast<std::size_t>(std::max_element(z, z + labels) - z)];
+    }
+    text += fmt::format("{}\n", fmt::join(tags, " "));
+  }
+  const fs::path file = output_dir / "predictions.txt";
+  if (!output_dir.empty()) io::write_file_atomically(file, text);
+  return file;
 }
 
 std::string NerTask::describe_labels() const {

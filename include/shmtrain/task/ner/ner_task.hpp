@@ -18,7 +18,7 @@ namespace shmtrain::task {
 class NerTask final : public Task {
  public:
   static std::unique_ptr<Task> load(const TaskOptions& options, const text::Tokenizer& tokenizer, bool need_train,
-                                    bool need_eval);
+                                    bool need_eval, bool need_predict = false);
 
   data::Target target() const override { return data::Target::kTokens; }
   std::string row_noun() const override { return "sentences"; }
@@ -28,9 +28,14 @@ class NerTask final : public Task {
     return num_labels * max_seq_length;
   }
   Metrics score(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
+  // predictions.txt, as run_ner writes it: one line of tags per test sentence, a word the
+  // model did not see (cut by max_seq_length) tagged O.
+  std::filesystem::path predict(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
 
  private:
   bool entity_level_ = false;
+  std::vector<std::size_t> test_words_;                // words per test sentence
+  std::vector<std::vector<std::int32_t>> test_words_of_;  // each test token's word (-1: special)
 };
 
 }  // namespace shmtrain::task
