@@ -29,9 +29,9 @@ std::int32_t required_id(const TokenizerSpec& spec, const std::string& token) {
   if (!spec.vocab) fail_input("{}: no vocabulary loaded", spec.source);
   const std::int32_t id = spec.vocab->find(token);
   if (id == Vocab::kNotFound) {
-    fail_input("{}: the vocabulary has no {} token; a BERT vocabulary needs {}, {}, {} and {}: is this a BERT "
+    fail_input("{}: the vocabulary has no {} token; a BERT vocabulary needs {}, {} and {}: is this a BERT "
                "vocab.txt / tokenizer.json?",
-               spec.source, token, spec.special.cls, spec.special.sep, spec.special.pad, spec.special.unk);
+               spec.source, token, spec.special.cls, spec.special.sep, spec.special.unk);
   }
   return id;
 }
@@ -67,7 +67,7 @@ BertTokenizer::BertTokenizer(TokenizerSpec spec)
     : spec_(std::move(spec)),
       cls_id_(required_id(spec_, spec_.special.cls)),
       sep_id_(required_id(spec_, spec_.special.sep)),
-      pad_id_(required_id(spec_, spec_.special.pad)),
+      pad_id_(spec_.vocab ? spec_.vocab->find(spec_.special.pad) : Vocab::kNotFound),  // optional: -1 without
       unk_id_(required_id(spec_, spec_.special.unk)),
       basic_(spec_.normalizer),
       wordpiece_(spec_.vocab, unk_id_, spec_.max_input_chars_per_word),
@@ -176,6 +176,9 @@ void BertTokenizer::encode(std::string_view text_a, std::optional<std::string_vi
   std::fill_n(out.token_type_ids.begin(), first_segment, 0);
   out.attention_mask.assign(length, 1);
 
+  if (options.pad_to_max_length && length < options.max_seq_length && pad_id_ == Vocab::kNotFound) {
+    fail_input("{}: padding to max_length needs a {} token, which the vocabulary lacks", spec_.source, spec_.special.pad);
+  }
   if (options.pad_to_max_length && length < options.max_seq_length) {
     out.input_ids.resize(options.max_seq_length, pad_id_);
     out.token_type_ids.resize(options.max_seq_length, 0);  // HF's pad_token_type_id

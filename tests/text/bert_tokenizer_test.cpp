@@ -205,16 +205,30 @@ TEST_F(TextBertTokenizer, InvalidUtf8NamesTheTextAndTheByte) {
 }
 
 TEST(TextBertTokenizerVocab, MissingSpecialTokensAreNamed) {
-  for (const std::string missing : {"[CLS]", "[SEP]", "[PAD]", "[UNK]"}) {
+  for (const std::string missing : {"[CLS]", "[SEP]", "[UNK]"}) {
     TempDir dir;
     std::vector<std::string> tokens = shmtrain::testing::uncased_vocab();
     std::erase(tokens, missing);
     write_vocab_folder(dir, tokens);
     EXPECT_EQ(error_of([&] { BertTokenizer::from_path(dir.path()); }),
               (dir / "vocab.txt").string() + ": the vocabulary has no " + missing +
-                  " token; a BERT vocabulary needs [CLS], [SEP], [PAD] and [UNK]: is this a BERT vocab.txt / "
+                  " token; a BERT vocabulary needs [CLS], [SEP] and [UNK]: is this a BERT vocab.txt / "
                   "tokenizer.json?");
   }
+}
+
+// [PAD] is optional to tokenize (run_glue's tokenizer works without one); padding needs it,
+// and training refuses a tokenizer without a padding token (run_inputs).
+TEST(TextBertTokenizerVocab, AVocabularyWithoutPadTokenizesAndRefusesOnlyPadding) {
+  TempDir dir;
+  std::vector<std::string> tokens = shmtrain::testing::uncased_vocab();
+  std::erase(tokens, std::string("[PAD]"));
+  write_vocab_folder(dir, tokens);
+  const BertTokenizer tokenizer = BertTokenizer::from_path(dir.path());
+  EXPECT_EQ(tokenizer.pad_id(), -1);
+  EXPECT_EQ(tokenizer.tokens(tokenizer.encode("the cat").input_ids), (Tokens{"[CLS]", "the", "cat", "[SEP]"}));
+  EXPECT_NE(error_of([&] { tokenizer.encode("the cat", std::nullopt, {8, true}); }).find("needs a [PAD] token"),
+            std::string::npos);
 }
 
 }  // namespace

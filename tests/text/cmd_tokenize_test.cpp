@@ -79,7 +79,7 @@ TEST(TextTokenizeCommand, BadInputIsOneLineAndNonZeroExit) {
   EXPECT_EQ(missing_unk.exit_code, 1);
   EXPECT_TRUE(missing_unk.out.empty());
   EXPECT_EQ(missing_unk.err, "shmtrain: error: " + (dir / "vocab.txt").string() +
-                                 ": the vocabulary has no [UNK] token; a BERT vocabulary needs [CLS], [SEP], [PAD] "
+                                 ": the vocabulary has no [UNK] token; a BERT vocabulary needs [CLS], [SEP] "
                                  "and [UNK]: is this a BERT vocab.txt / tokenizer.json?\n");
 
   TempDir good;

@@ -37,7 +37,7 @@ std::pair<std::size_t, std::size_t> longest_first_lengths(std::size_t length_a, 
 
 class BertTokenizer final : public Tokenizer {
  public:
-  // Throws InputError naming spec.source when [CLS], [SEP], [PAD] or [UNK] is not in the
+  // Throws InputError naming spec.source when [CLS], [SEP] or [UNK] is not in the
   // vocabulary. A special token missing from the vocabulary but written in a text (such as
   // [MASK] in a vocabulary without it) is kept whole and gets [UNK]'s id, as in HF.
   explicit BertTokenizer(TokenizerSpec spec);
