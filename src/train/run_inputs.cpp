@@ -97,9 +97,16 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   model::BertConfig config = model::read_hf_config(config_path);
   if (options.hidden_dropout_prob) config.hidden_dropout_prob = *options.hidden_dropout_prob;
   if (options.attention_probs_dropout_prob) config.attention_probs_dropout_prob = *options.attention_probs_dropout_prob;
-  if (options.seq_length() > config.max_sequence_length()) {
-    fail_input("max_seq_length {} is above the {} positions of the model's max_position_embeddings {} ({})",
-               options.seq_length(), config.max_sequence_length(), config.max_position_embeddings, config_path.string());
+  // run_glue's rule: a max_seq_length the model cannot take is lowered to what it can, with a warning.
+  std::int64_t max_seq_length = options.seq_length();
+  std::vector<std::string> notes;
+  if (max_seq_length > config.max_sequence_length()) {
+    notes.push_back(fmt::format(
+        "warning: max_seq_length {} is larger than the {} positions the model takes (max_position_embeddings {} in {}); "
+        "using max_seq_length {}",
+        max_seq_length, config.max_sequence_length(), config.max_position_embeddings, config_path.string(),
+        config.max_sequence_length()));
+    max_seq_length = config.max_sequence_length();
   }
 
   const fs::path tokenizer_path = options.tokenizer_name.empty() ? options.model_name_or_path : options.tokenizer_name;
@@ -127,7 +134,7 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   data_options.train_file = options.train_file;
   data_options.validation_file = options.validation_file;
   data_options.test_file = options.test_file;
-  data_options.max_seq_length = static_cast<std::size_t>(options.seq_length());
+  data_options.max_seq_length = static_cast<std::size_t>(max_seq_length);
   data_options.doc_stride = static_cast<std::size_t>(options.doc_stride);
   if (options.max_train_samples) data_options.max_train_samples = static_cast<std::size_t>(*options.max_train_samples);
   if (options.max_eval_samples) data_options.max_eval_samples = static_cast<std::size_t>(*options.max_eval_samples);
@@ -152,7 +159,7 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   apply_labels(*task, config);
   config.validate(config_path.string());
   return RunInputs{std::move(config), std::move(weights), std::move(config_path), std::move(tokenizer),
-                   std::move(task)};
+                   std::move(task), max_seq_length, std::move(notes)};
 }
 
 }  // namespace shmtrain::train

@@ -51,6 +51,7 @@ PreparedRun prepare_inputs(const TrainOptions& options) {
   const bool bf16 = resolve_bf16(options.bf16, notes);
   StepEngine::check_options(engine_options(options, bf16));
   PreparedRun prepared{.inputs = load_run_inputs(options), .resume = {}, .notes = std::move(notes), .bf16 = bf16};
+  prepared.notes.insert(prepared.notes.end(), prepared.inputs.notes.begin(), prepared.inputs.notes.end());
   const task::Task& task = *prepared.inputs.task;
   if (options.do_train && (!task.train() || task.train()->examples.empty())) fail_input("the training data is empty");
   if (options.do_eval && (!task.validation() || task.validation()->examples.empty())) {

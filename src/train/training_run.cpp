@@ -106,7 +106,7 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
   std::vector<model::StepContext> contexts;
   for (std::int64_t i = 0; i < micro_batches; ++i) {
     const std::vector<std::int64_t> rows = rows_->rows(state_.epoch_index, state_.batches_done + i);
-    batches.push_back(data::collate(train, rows, static_cast<std::size_t>(options_.seq_length()),
+    batches.push_back(data::collate(train, rows, static_cast<std::size_t>(inputs_.max_seq_length),
                                     options_.batch_padding(), inputs_.tokenizer->pad_id(),
                                     inputs_.task->target()));
     model::validate_batch(batches.back(), inputs_.config, train.source);
@@ -163,7 +163,7 @@ void TrainingRun::log_step(const StepPlan& plan, double loss, double grad_norm, 
 
 EvalSettings TrainingRun::eval_settings() const {
   return {.batch_size = options_.per_device_eval_batch_size,
-          .max_seq_length = options_.seq_length(),
+          .max_seq_length = inputs_.max_seq_length,
           .padding = options_.batch_padding(),
           .pad_id = inputs_.tokenizer->pad_id()};
 }

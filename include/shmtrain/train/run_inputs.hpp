@@ -3,6 +3,8 @@
 // dropout overrides applied), where its weights come from, the tokenizer, and the data.
 #include <filesystem>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "shmtrain/task/task.hpp"
 #include "shmtrain/model/bert_config.hpp"
@@ -17,10 +19,13 @@ struct RunInputs {
   std::filesystem::path config_source;
   std::shared_ptr<const text::Tokenizer> tokenizer;  // never null
   std::shared_ptr<const task::Task> task;  // the data and what it means; shared by forked workers
+  // --max_seq_length, clamped to what the model's positions hold (run_glue's warning is in notes).
+  std::int64_t max_seq_length = 128;
+  std::vector<std::string> notes;  // lines for the run's log
 };
 
 // Throws InputError naming the file, flag or key: a missing model folder or file, a model
-// folder with only pytorch_model.bin, max_seq_length above max_position_embeddings, and every
+// folder with only pytorch_model.bin, and every
 // error of the tokenizer and data readers.
 RunInputs load_run_inputs(const TrainOptions& options);
 
