@@ -1,6 +1,7 @@
 // The --config TOML file of `shmtrain train`, and the rules between options that no single
 // option can check.
 #include <filesystem>
+#include <limits>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -53,8 +54,40 @@ void apply_config_file(const std::filesystem::path& path, train::TrainOptions& o
   }
 }
 
+namespace {
+
+// "no", "steps" or "epoch"; `key` names the option in the message.
+void check_strategy(const std::string& value, const char* key) {
+  if (value != "no" && value != "steps" && value != "epoch") {
+    fail_input("{} '{}' is not a strategy: use no, steps or epoch", key, value);
+  }
+}
+
+}  // namespace
+
 void resolve_task_defaults(train::TrainOptions& options) {
   if (!options.max_seq_length) options.max_seq_length = options.seq_length();
+  // TrainingArguments' strategies, as the step counts and epoch flags the trainer runs by.
+  if (!options.eval_strategy.empty()) {
+    check_strategy(options.eval_strategy, "eval_strategy");
+    if (options.eval_strategy == "no") {
+      options.eval_steps = 0;
+    } else {
+      options.do_eval = true;  // as TrainingArguments: a strategy asks for evaluation
+      if (options.eval_strategy == "epoch") {
+        options.eval_each_epoch = true;
+        options.eval_steps = 0;
+      } else if (options.eval_steps == 0) {
+        options.eval_steps = options.logging_steps;  // eval_steps defaults to logging_steps
+      }
+    }
+  }
+  check_strategy(options.save_strategy, "save_strategy");
+  if (options.save_strategy != "steps") options.save_steps = 0;
+  options.save_each_epoch = options.save_strategy == "epoch";
+  check_strategy(options.logging_strategy, "logging_strategy");
+  options.log_each_epoch = options.logging_strategy == "epoch";
+  if (options.logging_strategy != "steps") options.logging_steps = std::numeric_limits<std::int64_t>::max();
 }
 
 void validate_train_options(const train::TrainOptions& options) {
@@ -83,6 +116,21 @@ void validate_train_options(const train::TrainOptions& options) {
     fail_input("doc_stride {} must be smaller than max_seq_length {}: consecutive windows of a context overlap "
                "by doc_stride tokens",
                options.doc_stride, options.seq_length());
+  }
+  if (options.load_best_model_at_end || options.early_stopping_patience > 0) {
+    const bool evaluates = options.eval_steps > 0 || options.eval_each_epoch;
+    if (!evaluates) {
+      fail_input("{} needs evaluations during training: set eval_strategy steps or epoch",
+                 options.load_best_model_at_end ? "load_best_model_at_end" : "early_stopping_patience");
+    }
+  }
+  if (options.load_best_model_at_end) {
+    const bool same = (options.eval_each_epoch && options.save_each_epoch) ||
+                      (options.eval_steps > 0 && options.save_steps > 0 && options.save_steps % options.eval_steps == 0);
+    if (!same) {
+      fail_input("load_best_model_at_end needs checkpoints where evaluations are: save_strategy as eval_strategy, "
+                 "and save_steps a multiple of eval_steps");
+    }
   }
   if (options.max_steps == 0 || options.max_steps < -1) {
     fail_input("max_steps must be a positive number of steps, or -1 to use num_train_epochs; got {}",

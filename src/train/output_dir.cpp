@@ -97,8 +97,11 @@ fs::path prepare_output_dir(const TrainOptions& options, std::vector<std::string
              dir.string(), fs::exists(dir / "model.safetensors", error) ? "a finished run" : "other files");
 }
 
-void rotate_checkpoints(const fs::path& output_dir, std::int64_t limit) {
+void rotate_checkpoints(const fs::path& output_dir, std::int64_t limit, const fs::path& keep) {
   std::vector<fs::path> checkpoints = list_checkpoints(output_dir);
+  // The best checkpoint stays, as Trainer keeps it: the oldest others go.
+  if (!keep.empty()) std::erase(checkpoints, keep);
+  if (!keep.empty() && limit > 0) --limit;
   std::error_code error;
   for (std::size_t i = 0; i + static_cast<std::size_t>(limit) < checkpoints.size(); ++i) {
     fs::remove_all(checkpoints[i], error);

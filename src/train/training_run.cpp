@@ -45,7 +45,8 @@ TrainingRun::TrainingRun(const TrainOptions& options, const std::string& options
       out_(out),
       leader_(comm.rank() == 0),
       table_(model::ParamTable::for_model(inputs_.config)),
-      engine_(inputs_.config, table_, comm_, engine_options(options, prepared.bf16)) {}
+      engine_(inputs_.config, table_, comm_, engine_options(options, prepared.bf16)),
+      best_(options) {}
 
 void TrainingRun::print_line(const std::string& line) {
   if (!leader_) return;
@@ -131,11 +132,11 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
   return result;
 }
 
-void TrainingRun::log_step(const StepPlan& plan, double loss, double grad_norm, double lr) {
+void TrainingRun::log_step(const StepPlan& plan, double loss, double grad_norm, double lr, bool epoch_end) {
   state_.window_loss_sum += loss;
   ++state_.window_steps;
   const bool last = state_.global_step == plan.total_steps;
-  if (state_.global_step % options_.logging_steps != 0 && !last) return;
+  if (state_.global_step % options_.logging_steps != 0 && !last && !(options_.log_each_epoch && epoch_end)) return;
   const double seconds = seconds_since(window_start_);
   nlohmann::ordered_json record;
   record["step"] = state_.global_step;
@@ -161,32 +162,10 @@ void TrainingRun::log_step(const StepPlan& plan, double loss, double grad_norm, 
   print_line(format_record(record, plan.total_steps));
 }
 
-EvalSettings TrainingRun::eval_settings() const {
-  return {.batch_size = options_.per_device_eval_batch_size,
-          .max_seq_length = inputs_.max_seq_length,
-          .padding = options_.batch_padding(),
-          .pad_id = inputs_.tokenizer->pad_id()};
-}
 
-nlohmann::ordered_json TrainingRun::run_evaluation(std::int64_t step, double epoch) {
-  const EvalResult result = evaluate(engine_.model(), *inputs_.task, eval_settings(), comm_,
-                                     leader_ ? options_.output_dir : std::filesystem::path());
-  nlohmann::ordered_json record;
-  record["step"] = step;
-  record["epoch"] = epoch;
-  for (const auto& [name, value] : result.metrics) record["eval_" + name] = value;
-  record["eval_runtime"] = result.seconds;
-  record["eval_samples"] = result.samples;
-  record["eval_samples_per_second"] = result.seconds > 0 ? static_cast<double>(result.samples) / result.seconds : 0.0;
-  return record;
-}
 
-void TrainingRun::record_evaluation(const nlohmann::ordered_json& record, std::int64_t total_steps) {
-  if (!leader_) return;
-  state_.log_history.push_back(record);
-  metrics_->append(record);
-  print_line(format_record(record, total_steps));
-}
+
+
 
 void TrainingRun::save() {
   const optim::AdamWState optimizer = engine_.optimizer_state();  // collective when sharded
@@ -194,7 +173,11 @@ void TrainingRun::save() {
   const std::filesystem::path path =
       save_checkpoint(options_.output_dir, CheckpointView{inputs_.config, table_, engine_.params(), optimizer, state_,
                                                           *inputs_.tokenizer, options_toml_});
-  if (options_.save_total_limit) rotate_checkpoints(options_.output_dir, *options_.save_total_limit);
+  best_.saved(state_.global_step, path);
+  if (options_.save_total_limit) {
+    rotate_checkpoints(options_.output_dir, *options_.save_total_limit,
+                       best_.best_checkpoint().value_or(std::filesystem::path()));
+  }
   print_line(fmt::format("saved {}", path.string()));
 }
 
@@ -228,14 +211,12 @@ void TrainingRun::train(const StepPlan& plan, TrainSummary& summary) {
       const double seconds = seconds_since(start);
       progress_->step(state_.global_step, step.loss, seconds > 0 ? static_cast<double>(samples_) / seconds : 0.0);
     }
-    log_step(plan, step.loss, step.grad_norm, lr);
-    const bool last = state_.global_step == plan.total_steps;
-    if (options_.do_eval && options_.eval_steps > 0 && state_.global_step % options_.eval_steps == 0 && !last) {
-      record_evaluation(run_evaluation(state_.global_step, state_.epoch()), plan.total_steps);
-    }
-    if (options_.save_steps > 0 && state_.global_step % options_.save_steps == 0) save();
+    const bool epoch_end = state_.batches_done == 0;  // train_step rolled over to the next epoch
+    log_step(plan, step.loss, step.grad_norm, lr, epoch_end);
+    if (after_step(plan, epoch_end)) break;
   }
   if (progress_) progress_->finish();
+  if (options_.load_best_model_at_end) load_best_model();
   summary.steps = state_.global_step;
   summary.train_seconds = seconds_since(start);
   summary.train_samples = samples_;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "batch_rows.hpp"
+#include "best_model.hpp"
 #include "shmtrain/io/metrics_log.hpp"
 #include "shmtrain/train/evaluate.hpp"
 #include "shmtrain/train/progress.hpp"
@@ -40,7 +41,10 @@ class TrainingRun {
   void start_or_resume(const StepPlan& plan);
   void train(const StepPlan& plan, TrainSummary& summary);
   StepResult train_step(const StepPlan& plan, float lr);
-  void log_step(const StepPlan& plan, double loss, double grad_norm, double lr);
+  void log_step(const StepPlan& plan, double loss, double grad_norm, double lr, bool epoch_end);
+  // Evaluations and checkpoints due after a step; returns true when early stopping ends training.
+  bool after_step(const StepPlan& plan, bool epoch_end);
+  void load_best_model();
   EvalSettings eval_settings() const;
   nlohmann::ordered_json run_evaluation(std::int64_t step, double epoch);
   // Appends an evaluation record to the log history and metrics.jsonl, and prints it.
@@ -66,6 +70,7 @@ class TrainingRun {
   std::optional<ProgressDisplay> progress_;
 
   std::optional<BatchRows> rows_;  // over the training set
+  BestModel best_;
   WorkerWait wait_;
   Clock::time_point window_start_;
   std::int64_t window_samples_ = 0;

@@ -41,6 +41,39 @@ TEST(TrainOptions, DefaultsAreHuggingFaces) {
   EXPECT_EQ(options.max_seq_length, 128);
 }
 
+// TrainingArguments' semantics: evaluation only when asked for, or when an eval_strategy is
+// set (steps: every eval_steps, defaulting to logging_steps); a strategy that is not one is
+// named; load_best_model_at_end needs checkpoints where the evaluations are.
+TEST(TrainOptions, StrategiesResolveAsTrainingArgumentsDo) {
+  TrainOptions options;
+  EXPECT_FALSE(options.do_eval);
+  options.eval_strategy = "steps";
+  options.logging_steps = 25;
+  resolve_task_defaults(options);
+  EXPECT_TRUE(options.do_eval);
+  EXPECT_EQ(options.eval_steps, 25);
+  TrainOptions epoch;
+  epoch.eval_strategy = "epoch";
+  epoch.save_strategy = "epoch";
+  epoch.logging_strategy = "no";
+  resolve_task_defaults(epoch);
+  EXPECT_TRUE(epoch.do_eval && epoch.eval_each_epoch && epoch.save_each_epoch);
+  EXPECT_EQ(epoch.eval_steps, 0);
+  EXPECT_EQ(epoch.save_steps, 0);
+  TrainOptions bad;
+  bad.save_strategy = "sometimes";
+  EXPECT_EQ(error_of([&] { resolve_task_defaults(bad); }), "save_strategy 'sometimes' is not a strategy: use no, steps or epoch");
+  TrainOptions best;
+  best.output_dir = "out";
+  best.model_name_or_path = "m";
+  best.eval_strategy = "steps";
+  best.eval_steps = 30;
+  best.save_steps = 50;
+  best.load_best_model_at_end = true;
+  resolve_task_defaults(best);
+  EXPECT_NE(error_of([&] { validate_train_options(best); }).find("save_steps a multiple of eval_steps"), std::string::npos);
+}
+
 TEST(TrainOptions, ConfigFileSetsEveryKind) {
   const TempDir dir;
   write_file(dir / "c.toml",

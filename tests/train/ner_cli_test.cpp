@@ -54,7 +54,7 @@ TEST(NerCli, TrainsOnOneAndTwoWorkersAlikeAndPredictionsScoreAsTheEvaluation) {
     // The test file is also the validation file: its evaluation and its predictions must agree.
     const CliRun result = run_shmtrain(fmt::format(
         "train --task_name ner --config_name {} --tokenizer_name {} --train_file {} --validation_file {} --test_file {}"
-        " --do_predict --output_dir {} --max_seq_length 64 --per_device_train_batch_size {} --nproc_per_node {}"
+        " --do_eval --do_predict --output_dir {} --max_seq_length 64 --per_device_train_batch_size {} --nproc_per_node {}"
         " --learning_rate 3e-3 --num_train_epochs 6 --logging_steps 1 --save_steps 0 --shuffle false",
         config.string(), (fixtures_dir() / "tokenizers/roberta_bpe").string(), (data / "train.txt").string(),
         (data / "test.txt").string(), (data / "test.txt").string(), out.string(), 8 / workers, workers));
@@ -103,12 +103,45 @@ TEST(NerCli, BadTagsStopTheRunNamingTheFileAndLine) {
   write_file(dir / "train.txt", "Hello B-PER\nworld O\n");
   write_file(dir / "dev.txt", "Hello B-PER\n\nworld B-NEW\n");
   const CliRun result = run_shmtrain(fmt::format(
-      "train --task_name ner --config_name {} --tokenizer_name {} --train_file {} --validation_file {} --output_dir {}",
+      "train --task_name ner --config_name {} --tokenizer_name {} --train_file {} --validation_file {} --output_dir {} --do_eval",
       config.string(), (fixtures_dir() / "tokenizers/roberta_bpe").string(), (dir / "train.txt").string(),
       (dir / "dev.txt").string(), (dir / "out").string()));
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.err.find("dev.txt:3: word 1 'world' has the tag 'B-NEW'"), std::string::npos) << result.err;
   EXPECT_FALSE(fs::exists(dir / "out" / "model.safetensors"));
+}
+
+// Trainer's strategies, best model and EarlyStoppingCallback: evaluations and checkpoints at
+// each epoch's end, training stops after 2 evaluations without a better F1, the best
+// checkpoint survives rotation and its weights are the model the final evaluation scores.
+TEST(NerCli, EarlyStoppingEndsWithTheBestCheckpointsModel) {
+  const TempDir dir;
+  const fs::path config = write_config(dir);
+  const fs::path data = fixtures_dir() / "ner_tiny";
+  const fs::path out = dir / "out";
+  const CliRun result = run_shmtrain(fmt::format(
+      "train --task_name ner --config_name {} --tokenizer_name {} --train_file {} --validation_file {} --output_dir {}"
+      " --max_seq_length 64 --per_device_train_batch_size 8 --learning_rate 3e-3 --num_train_epochs 40"
+      " --eval_strategy epoch --save_strategy epoch --logging_strategy epoch --load_best_model_at_end"
+      " --metric_for_best_model f1 --early_stopping_patience 2 --save_total_limit 1",
+      config.string(), (fixtures_dir() / "tokenizers/roberta_bpe").string(), (data / "train.txt").string(),
+      (data / "dev.txt").string(), out.string()));
+  ASSERT_EQ(result.exit_code, 0) << result.output();
+  EXPECT_NE(result.out.find("early stopping at step"), std::string::npos) << result.out;
+  const auto f1 = metric_by_step(out / "metrics.jsonl", "eval_f1");
+  ASSERT_GE(f1.size(), 4u);
+  double best = -1;
+  long best_step = 0;
+  for (std::size_t i = 0; i + 1 < f1.size(); ++i) {  // the last record is the final evaluation
+    EXPECT_EQ(f1[i].first % 8, 0) << "evaluations come at epoch ends (8 steps)";
+    if (f1[i].second > best) {
+      best = f1[i].second;
+      best_step = f1[i].first;
+    }
+  }
+  EXPECT_LT(f1[f1.size() - 2].first, 320) << "stopped early";
+  EXPECT_DOUBLE_EQ(f1.back().second, best) << "the final evaluation scores the best checkpoint's weights";
+  EXPECT_TRUE(fs::is_directory(out / fmt::format("checkpoint-{}", best_step))) << "kept through rotation";
 }
 
 }  // namespace

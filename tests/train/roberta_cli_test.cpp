@@ -79,7 +79,7 @@ TEST(RobertaSquad, ByteLevelWindowsTrainTheSameOnTwoWorkersAndPredict) {
         "train --task_name squad --config_name {} --tokenizer_name {} --train_file {} --validation_file {} --output_dir {}"
         " --max_seq_length 64 --doc_stride 16 --per_device_train_batch_size {} --per_device_eval_batch_size 4"
         " --nproc_per_node {} --learning_rate 1e-3 --shuffle false --logging_steps 1 --num_train_epochs 1"
-        " --save_steps 0 --seed 3",
+        " --save_steps 0 --seed 3 --do_eval",
         config.string(), (fixtures_dir() / "tokenizers/roberta_bpe").string(), (squad / "train.json").string(),
         (squad / "dev.json").string(), out.string(), 8 / workers, workers));
     ASSERT_EQ(result.exit_code, 0) << result.output();

@@ -30,7 +30,7 @@ std::string qa_flags(const std::string& config, const fs::path& output_dir) {
          (f / "vocab.txt").string() + " --train_file " + (f / "train.json").string() + " --validation_file " +
          (f / "dev.json").string() + " --output_dir " + output_dir.string() +
          " --max_seq_length 48 --doc_stride 16 --learning_rate 3e-3 --warmup_ratio 0.1 --num_train_epochs 10"
-         " --logging_steps 20 --save_steps 0 --per_device_eval_batch_size 1";
+         " --logging_steps 20 --save_steps 0 --per_device_eval_batch_size 1 --do_eval";
 }
 
 // The SQuAD v1.1 scorer written again, for this ASCII-cased data: lower-case, drop ASCII
@@ -154,7 +154,7 @@ TEST(SquadEndToEnd, DistilBertOnTwoWorkersEvaluatesAsOneWorkerDoes) {
   EXPECT_NEAR(eval.at("eval_f1").get<double>(), rescored.f1, 1e-9);
 
   const fs::path again = dir / "again";
-  const CliRun single = run_shmtrain("train --task_name squad --do_train false --model_name_or_path " +
+  const CliRun single = run_shmtrain("train --task_name squad --do_train false --do_eval --model_name_or_path " +
                                      out.string() + " --validation_file " +
                                      (fixture() / "dev.json").string() + " --output_dir " + again.string() +
                                      " --max_seq_length 48 --doc_stride 16"

@@ -46,7 +46,7 @@ TEST(TrainCli, WritesAFolderThatHuggingFaceLoads) {
   const TempDir dir;
   const ReferenceRun run = write_reference_run(dir);
   const fs::path out = dir / "out";
-  const CliRun result = run_shmtrain(reference_flags(run, out) + " --max_steps 3 --eval_steps 2");
+  const CliRun result = run_shmtrain(reference_flags(run, out) + " --max_steps 3 --eval_steps 2 --do_eval");
   ASSERT_EQ(result.exit_code, 0) << result.output();
   for (const char* name : {"model.safetensors", "config.json", "vocab.txt", "tokenizer_config.json",
                            "special_tokens_map.json", "eval_results.json", "train_results.json", "trainer_state.json",

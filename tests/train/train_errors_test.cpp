@@ -72,7 +72,7 @@ TEST_F(TrainErrors, EmptyDataset) {
 
 TEST_F(TrainErrors, LabelNotInTheLabelSet) {
   write_file(dir_ / "dev.jsonl", "{\"input_ids\": [101, 5, 102], \"label\": 7}\n");
-  const std::string err = error_of_run(base_flags() + " --validation_file " + (dir_ / "dev.jsonl").string());
+  const std::string err = error_of_run(base_flags() + " --do_eval --validation_file " + (dir_ / "dev.jsonl").string());
   EXPECT_TRUE(contains(err, "dev.jsonl:1")) << err;
 }
 

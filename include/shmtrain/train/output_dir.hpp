@@ -29,7 +29,9 @@ std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path&
 std::filesystem::path prepare_output_dir(const TrainOptions& options, std::vector<std::string>& notes);
 
 // Removes the oldest checkpoints beyond `limit`.
-void rotate_checkpoints(const std::filesystem::path& output_dir, std::int64_t limit);
+// `keep` (when not empty, a checkpoint counted in the limit) is never removed: the best model.
+void rotate_checkpoints(const std::filesystem::path& output_dir, std::int64_t limit,
+                        const std::filesystem::path& keep = {});
 
 // Writes model.safetensors, config.json, the tokenizer files and shmtrain_config.toml (the
 // resolved options) into `folder`, each atomically.

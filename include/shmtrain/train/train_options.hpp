@@ -58,7 +58,7 @@ struct TrainOptions {
   std::filesystem::path output_dir;
   bool overwrite_output_dir = false;
   bool do_train = true;
-  bool do_eval = true;
+  bool do_eval = false;     // as TrainingArguments: asked for, or set by an eval_strategy
   bool do_predict = false;  // label test_file with the (trained) model
   std::filesystem::path resume_from_checkpoint;
   bool dry_run = false;
@@ -92,6 +92,21 @@ struct TrainOptions {
   std::int64_t logging_steps = 500;
   std::int64_t eval_steps = 0;  // 0: evaluate at the end only
   std::int64_t save_steps = 500;  // 0: no checkpoints during training
+  // TrainingArguments' strategies: "no", "steps" or "epoch" ("" for eval: unset). The CLI
+  // resolves them into the fields above and the *_each_epoch flags (cli/train_config_file).
+  std::string eval_strategy;
+  std::string save_strategy = "steps";
+  std::string logging_strategy = "steps";
+  bool eval_each_epoch = false;
+  bool save_each_epoch = false;
+  bool log_each_epoch = false;
+  // Keep the checkpoint whose evaluation scored best and end with its weights; stop when the
+  // metric has not improved for early_stopping_patience evaluations (EarlyStoppingCallback).
+  bool load_best_model_at_end = false;
+  std::string metric_for_best_model;  // without "eval_"; "": the task's first metric
+  std::optional<bool> greater_is_better;  // default: true, false for a metric ending in "loss"
+  std::int64_t early_stopping_patience = 0;  // 0: no early stopping
+  double early_stopping_threshold = 0.0;
   std::optional<std::int64_t> save_total_limit;
   bool disable_tqdm = false;  // no live progress line even on a terminal
 

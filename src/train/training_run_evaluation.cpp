@@ -1,0 +1,71 @@
+// TrainingRun's evaluations during and after training: when they are due (eval_steps,
+// eval_strategy epoch), their records, checkpoints after them, and the best model they pick
+// (best_model.hpp).
+#include "training_run.hpp"
+
+#include <fmt/format.h>
+
+#include "run_report.hpp"
+#include "shmtrain/model/model_weights.hpp"
+
+namespace shmtrain::train {
+
+EvalSettings TrainingRun::eval_settings() const {
+  return {.batch_size = options_.per_device_eval_batch_size,
+          .max_seq_length = inputs_.max_seq_length,
+          .padding = options_.batch_padding(),
+          .pad_id = inputs_.tokenizer->pad_id()};
+}
+
+nlohmann::ordered_json TrainingRun::run_evaluation(std::int64_t step, double epoch) {
+  const EvalResult result = evaluate(engine_.model(), *inputs_.task, eval_settings(), comm_,
+                                     leader_ ? options_.output_dir : std::filesystem::path());
+  nlohmann::ordered_json record;
+  record["step"] = step;
+  record["epoch"] = epoch;
+  for (const auto& [name, value] : result.metrics) record["eval_" + name] = value;
+  record["eval_runtime"] = result.seconds;
+  record["eval_samples"] = result.samples;
+  record["eval_samples_per_second"] = result.seconds > 0 ? static_cast<double>(result.samples) / result.seconds : 0.0;
+  return record;
+}
+
+void TrainingRun::record_evaluation(const nlohmann::ordered_json& record, std::int64_t total_steps) {
+  if (!leader_) return;
+  state_.log_history.push_back(record);
+  metrics_->append(record);
+  print_line(format_record(record, total_steps));
+}
+
+bool TrainingRun::after_step(const StepPlan& plan, bool epoch_end) {
+  const std::int64_t step = state_.global_step;
+  // The final evaluation follows training; with a best model to pick, the last step's counts too.
+  const bool last = step == plan.total_steps && !options_.load_best_model_at_end;
+  bool stop = false;
+  if (options_.do_eval && !last &&
+      ((options_.eval_steps > 0 && step % options_.eval_steps == 0) || (options_.eval_each_epoch && epoch_end))) {
+    const nlohmann::ordered_json record = run_evaluation(step, state_.epoch());
+    record_evaluation(record, plan.total_steps);
+    stop = best_.observe(record, step);
+  }
+  if ((options_.save_steps > 0 && step % options_.save_steps == 0) || (options_.save_each_epoch && epoch_end)) save();
+  if (stop) {
+    print_line(fmt::format("early stopping at step {}: {} evaluations without {} improving on {}", step,
+                           options_.early_stopping_patience, best_.metric(), *best_.best_metric()));
+  }
+  return stop;
+}
+
+// Trainer's load_best_model_at_end: rank 0 reads the best checkpoint's weights, every worker
+// takes them.
+void TrainingRun::load_best_model() {
+  if (leader_ && best_.best_checkpoint()) {
+    model::load_model_weights(*best_.best_checkpoint() / "model.safetensors", table_, engine_.params(), inputs_.config,
+                              static_cast<std::uint64_t>(options_.seed));
+    print_line(fmt::format("loaded the best model ({} {}) from {}", best_.metric(), *best_.best_metric(),
+                           best_.best_checkpoint()->string()));
+  }
+  engine_.sync_parameters();
+}
+
+}  // namespace shmtrain::train
