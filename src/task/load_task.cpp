@@ -60,22 +60,29 @@ void check_options(const TaskOptions& o, bool need_eval) {
 std::unique_ptr<Task> load_task(const TaskOptions& options, const text::Tokenizer& tokenizer, bool need_train,
                                 bool need_eval, bool need_predict) {
   const std::string task = lower(options.task_name);
+  if (task == "squad" && need_predict) {
+    fail_input("--do_predict is not implemented for --task_name squad yet (predict_predictions.json); "
+               "evaluate with --validation_file instead");
+  }
   if (task == "squad") return SquadTask::load(options, tokenizer, need_train, need_eval);
   if (task == "ner" || task == "pos" || task == "chunk") {
     TaskOptions ner = options;
     ner.task_name = task;
     return NerTask::load(ner, tokenizer, need_train, need_eval, need_predict);
   }
-  if (need_predict) {
-    fail_input("--do_predict is implemented for --task_name ner, pos and chunk so far; GLUE and SQuAD predictions are "
-               "not yet");
+  if (need_predict && !options.task_name.empty()) {
+    fail_input("--do_predict with --task_name {}: pass the data as --train_file and --test_file (CSV, TSV or JSON "
+               "Lines; labels optional); GLUE folders' test.tsv and SQuAD predictions are not read yet",
+               options.task_name);
   }
   if (task == "squad_v2") {
     fail_input("--task_name squad_v2: SQuAD v2's unanswerable questions are not supported; --task_name squad "
                "trains and scores SQuAD v1.1");
   }
   check_options(options, need_eval);
-  if (options.task_name.empty()) return ClassificationTask::from_files(options, tokenizer, need_train, need_eval);
+  if (options.task_name.empty()) {
+    return ClassificationTask::from_files(options, tokenizer, need_train, need_eval, need_predict);
+  }
   TaskOptions glue = options;
   glue.task_name = task;
   return ClassificationTask::from_glue_folder(glue, tokenizer, need_train, need_eval);

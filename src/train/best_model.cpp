@@ -17,12 +17,12 @@ BestModel::BestModel(const TrainOptions& options)
 }
 
 bool BestModel::observe(const nlohmann::ordered_json& record, std::int64_t step) {
-  if (metric_.empty()) {  // the task's first metric: the record lists them first
+  if (metric_.empty()) {  // Trainer's default, the loss, where the task computes one; else F1; else its first
+    for (const char* preferred : {"eval_loss", "eval_f1"}) {
+      if (metric_.empty() && record.contains(preferred)) metric_ = std::string(preferred).substr(5);
+    }
     for (const auto& [key, value] : record.items()) {
-      if (key.starts_with("eval_") && value.is_number()) {
-        metric_ = key.substr(5);
-        break;
-      }
+      if (metric_.empty() && key.starts_with("eval_") && value.is_number()) metric_ = key.substr(5);
     }
   }
   const auto it = record.find("eval_" + metric_);

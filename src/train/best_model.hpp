@@ -1,7 +1,8 @@
 #pragma once
 // Internal to train: Trainer's best-model bookkeeping and EarlyStoppingCallback. Every
 // evaluation during training is observed: its metric_for_best_model (without "eval_"; by
-// default the task's first metric) decides whether it is the best so far (greater_is_better;
+// default the loss where the task computes one, as Trainer, else F1, else the task's first
+// metric) decides whether it is the best so far (greater_is_better;
 // default true, false for a metric ending in "loss"), and a checkpoint saved at that step
 // becomes the best checkpoint, which rotation keeps and load_best_model_at_end loads at the
 // end. With early_stopping_patience N, training stops after N evaluations in a row that did

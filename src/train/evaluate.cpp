@@ -12,8 +12,10 @@ namespace shmtrain::train {
 namespace {
 
 // The model's outputs over every row of `dataset`, gathered from all workers in dataset order.
+// `labelled` false: test rows, whose labels (absent, or not read) the batches do not carry.
 std::vector<float> gather_outputs(model::EncoderModel& model, const task::Task& task, const data::Dataset& dataset,
-                                  const EvalSettings& settings, comm::Communicator& comm, std::int64_t& width_out) {
+                                  const EvalSettings& settings, comm::Communicator& comm, std::int64_t& width_out,
+                                  bool labelled) {
   const auto n = static_cast<std::int64_t>(dataset.examples.size());
   const std::int64_t world = comm.size();
   const std::int64_t rank = comm.rank();
@@ -29,9 +31,15 @@ std::vector<float> gather_outputs(model::EncoderModel& model, const task::Task& 
   for (std::size_t first = 0; first < rows.size(); first += static_cast<std::size_t>(settings.batch_size)) {
     const std::size_t count =
         std::min<std::size_t>(static_cast<std::size_t>(settings.batch_size), rows.size() - first);
-    const data::Batch batch = data::collate(dataset, std::span(rows).subspan(first, count),
+    data::Batch batch = data::collate(dataset, std::span(rows).subspan(first, count),
                                             static_cast<std::size_t>(settings.max_seq_length),
                                             settings.padding, settings.pad_id, task.target());
+    if (!labelled) {
+      batch.labels.clear();
+      batch.targets.clear();
+      batch.start_positions.clear();
+      batch.end_positions.clear();
+    }
     model::validate_batch(batch, model.config(), dataset.source);
     model.forward(batch, model::StepContext{.train = false});
     // A row's outputs fill the front of its `width` floats (a token head's row may be shorter
@@ -60,7 +68,7 @@ EvalResult evaluate(model::EncoderModel& model, const task::Task& task, const Ev
                     comm::Communicator& comm, const std::filesystem::path& prediction_dir) {
   const auto start = std::chrono::steady_clock::now();
   std::int64_t width = 0;
-  const std::vector<float> outputs = gather_outputs(model, task, *task.validation(), settings, comm, width);
+  const std::vector<float> outputs = gather_outputs(model, task, *task.validation(), settings, comm, width, true);
   EvalResult result;
   result.metrics = task.score(task::ModelOutputs{.values = outputs, .width = width}, prediction_dir);
   result.samples = static_cast<std::int64_t>(task.validation()->examples.size());
@@ -71,7 +79,7 @@ EvalResult evaluate(model::EncoderModel& model, const task::Task& task, const Ev
 std::filesystem::path predict(model::EncoderModel& model, const task::Task& task, const EvalSettings& settings,
                               comm::Communicator& comm, const std::filesystem::path& prediction_dir) {
   std::int64_t width = 0;
-  const std::vector<float> outputs = gather_outputs(model, task, *task.test(), settings, comm, width);
+  const std::vector<float> outputs = gather_outputs(model, task, *task.test(), settings, comm, width, false);
   return task.predict(task::ModelOutputs{.values = outputs, .width = width}, prediction_dir);
 }
 

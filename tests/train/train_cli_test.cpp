@@ -160,5 +160,28 @@ TEST(TrainCli, DryRunPrintsThePlanAndWritesNothing) {
   EXPECT_FALSE(fs::exists(dir / "out"));
 }
 
+// --do_predict on custom files (run_glue's predict step): a test file without labels gets
+// predict_results_None.txt ("index\tprediction" with label names), also from the trained
+// folder alone, and the two runs' predictions agree.
+TEST(TrainCli, DoPredictWritesRunGluesPredictResults) {
+  const TempDir dir;
+  const ReferenceRun run = write_reference_run(dir);
+  write_file(dir / "test.jsonl", "{\"input_ids\": [101, 7, 8, 102]}\n{\"input_ids\": [101, 9, 102]}\n");
+  const fs::path out = dir / "out";
+  const CliRun trained = run_shmtrain(reference_flags(run, out) + " --max_steps 2 --do_predict --test_file " +
+                                      (dir / "test.jsonl").string());
+  ASSERT_EQ(trained.exit_code, 0) << trained.output();
+  const std::string predictions = read_file(out / "predict_results_None.txt");
+  ASSERT_EQ(predictions.rfind("index\tprediction\n0\t", 0), 0u) << predictions;
+  EXPECT_EQ(std::count(predictions.begin(), predictions.end(), '\n'), 3);
+  EXPECT_TRUE(predictions.find("\n1\t0\n") != std::string::npos || predictions.find("\n1\t1\n") != std::string::npos)
+      << predictions;
+  const CliRun alone = run_shmtrain("train --model_name_or_path " + out.string() + " --train_file " +
+                                    run.train_file.string() + " --do_train false --do_predict --test_file " +
+                                    (dir / "test.jsonl").string() + " --output_dir " + (dir / "alone").string());
+  ASSERT_EQ(alone.exit_code, 0) << alone.output();
+  EXPECT_EQ(read_file(dir / "alone" / "predict_results_None.txt"), predictions);
+}
+
 }  // namespace
 }  // namespace shmtrain::testing

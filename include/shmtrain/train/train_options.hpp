@@ -103,7 +103,7 @@ struct TrainOptions {
   // Keep the checkpoint whose evaluation scored best and end with its weights; stop when the
   // metric has not improved for early_stopping_patience evaluations (EarlyStoppingCallback).
   bool load_best_model_at_end = false;
-  std::string metric_for_best_model;  // without "eval_"; "": the task's first metric
+  std::string metric_for_best_model;  // without "eval_"; "": loss where computed, else f1, else the first
   std::optional<bool> greater_is_better;  // default: true, false for a metric ending in "loss"
   std::int64_t early_stopping_patience = 0;  // 0: no early stopping
   double early_stopping_threshold = 0.0;

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "shmtrain/io/atomic_file.hpp"
 #include "shmtrain/task/glue/metrics.hpp"
 
 namespace shmtrain::task {
@@ -57,6 +60,24 @@ Metrics ClassificationTask::score(const ModelOutputs& outputs, const std::filesy
     metrics.push_back(std::move(metric));
   }
   return metrics;
+}
+
+std::filesystem::path ClassificationTask::predict(const ModelOutputs& outputs,
+                                                  const std::filesystem::path& output_dir) const {
+  const auto width = static_cast<std::size_t>(outputs.width);
+  std::string text = "index\tprediction\n";
+  for (std::size_t row = 0; row < test_->examples.size(); ++row) {
+    const std::span<const float> logits = outputs.values.subspan(row * width, width);
+    if (labels_.regression) {
+      text += fmt::format("{}\t{:3.3f}\n", row, logits[0]);
+    } else {
+      const auto best = static_cast<std::size_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+      text += fmt::format("{}\t{}\n", row, labels_.names[best]);
+    }
+  }
+  const std::filesystem::path file = output_dir / fmt::format("predict_results_{}.txt", name_.empty() ? "None" : name_);
+  if (!output_dir.empty()) io::write_file_atomically(file, text);
+  return file;
 }
 
 }  // namespace shmtrain::task

@@ -39,7 +39,9 @@ std::string lower_extension(const std::filesystem::path& path) {
   return ext;
 }
 
-RawFile read_raw_file(const std::filesystem::path& path, const char* flag, std::size_t max_seq_length) {
+// `labels_optional`: a --test_file may come without its label column.
+RawFile read_raw_file(const std::filesystem::path& path, const char* flag, std::size_t max_seq_length,
+                      bool labels_optional = false) {
   const std::string ext = lower_extension(path);
   const std::string what = fmt::format("the {} file (.csv, .tsv, .json or .jsonl)", flag);
   RawFile file;
@@ -58,6 +60,7 @@ RawFile read_raw_file(const std::filesystem::path& path, const char* flag, std::
     fail_input("{}: unsupported file type '{}'; {} takes a .csv, .tsv, .json or .jsonl file", file.source,
                ext, flag);
   }
+  if (labels_optional && !file.table.find_column("label")) return file;
   const std::size_t label = file.table.column("label", "run_glue reads the labels from a column named label");
   file.labels = column_labels(file.table, label);
   return file;
@@ -84,13 +87,14 @@ void keep_first(RawFile& file, std::optional<std::size_t> max_samples) {
   if (file.labels.size() > n) file.labels.resize(n);
 }
 
+// `with_labels` false: a test file's rows, whose labels (if any) are not read.
 Dataset to_dataset(RawFile file, const std::vector<std::string>& columns, const LabelRules& rules,
-                   const text::Tokenizer& tokenizer, std::size_t max_seq_length) {
+                   const text::Tokenizer& tokenizer, std::size_t max_seq_length, bool with_labels = true) {
   Dataset dataset;
   dataset.source = file.source;
   if (file.pretokenized) {
     dataset.examples = std::move(file.examples);
-    apply_label_rules(rules, file.labels, file.source, dataset.examples);
+    if (with_labels) apply_label_rules(rules, file.labels, file.source, dataset.examples);
     return dataset;
   }
   const std::string hint = "the train file has it, so the text columns are " + join_names(columns);
@@ -98,7 +102,7 @@ Dataset to_dataset(RawFile file, const std::vector<std::string>& columns, const 
   std::optional<std::size_t> column_b;
   if (columns.size() > 1) column_b = file.table.column(columns[1], hint);
   dataset.examples.resize(file.table.records.size());
-  apply_label_rules(rules, file.labels, file.source, dataset.examples);
+  if (with_labels) apply_label_rules(rules, file.labels, file.source, dataset.examples);
   tokenize_rows(file.table, column_a, column_b, tokenizer, max_seq_length, dataset.examples);
   return dataset;
 }
@@ -106,7 +110,7 @@ Dataset to_dataset(RawFile file, const std::vector<std::string>& columns, const 
 }  // namespace
 
 std::unique_ptr<Task> ClassificationTask::from_files(const TaskOptions& options, const text::Tokenizer& tokenizer,
-                                                     bool need_train, bool need_eval) {
+                                                     bool need_train, bool need_eval, bool need_predict) {
   RawFile train = read_raw_file(options.train_file, "--train_file", options.max_seq_length);
   std::optional<data::Dataset> train_rows;
   std::optional<data::Dataset> validation_rows;
@@ -138,8 +142,21 @@ std::unique_ptr<Task> ClassificationTask::from_files(const TaskOptions& options,
     keep_first(*validation, options.max_eval_samples);
     validation_rows = to_dataset(std::move(*validation), columns, rules, tokenizer, options.max_seq_length);
   }
-  return std::make_unique<ClassificationTask>("", std::move(rules.set), std::move(train_rows),
-                                              std::move(validation_rows));
+  std::optional<data::Dataset> test_rows;
+  if (need_predict) {
+    if (options.test_file.empty()) fail_input("--do_predict needs --test_file");
+    RawFile test = read_raw_file(options.test_file, "--test_file", options.max_seq_length, true);
+    if (test.pretokenized != train.pretokenized) {
+      fail_input("{}: is {} but {} is {}: give both files in the same form", test.source,
+                 test.pretokenized ? "pre-tokenized (has input_ids)" : "text", train.source,
+                 train.pretokenized ? "pre-tokenized" : "text");
+    }
+    test_rows = to_dataset(std::move(test), columns, rules, tokenizer, options.max_seq_length, false);
+  }
+  auto task = std::make_unique<ClassificationTask>("", std::move(rules.set), std::move(train_rows),
+                                                   std::move(validation_rows));
+  task->test_ = std::move(test_rows);
+  return task;
 }
 
 }  // namespace shmtrain::task

@@ -37,14 +37,18 @@ class ClassificationTask final : public Task {
   // --task_name (a GLUE task) and --data_dir.
   static std::unique_ptr<Task> from_glue_folder(const TaskOptions& options, const text::Tokenizer& tokenizer,
                                                 bool need_train, bool need_eval);
-  // --train_file (+ --validation_file when need_eval).
+  // --train_file (+ --validation_file when need_eval, + --test_file, labels optional, when
+  // need_predict).
   static std::unique_ptr<Task> from_files(const TaskOptions& options, const text::Tokenizer& tokenizer,
-                                          bool need_train, bool need_eval);
+                                          bool need_train, bool need_eval, bool need_predict = false);
 
   data::Target target() const override;
   // eval loss (cross-entropy of the logits, or the squared error of a regression, per example
   // in double, averaged), then run_glue's metrics of the task (glue/metrics.hpp).
   Metrics score(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
+  // run_glue's predict_results_<task>.txt ("None" for custom files, as run_glue names it):
+  // "index\tprediction", label names, or regression values with 3 decimals.
+  std::filesystem::path predict(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
 };
 
 }  // namespace shmtrain::task
