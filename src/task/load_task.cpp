@@ -60,11 +60,7 @@ void check_options(const TaskOptions& o, bool need_eval) {
 std::unique_ptr<Task> load_task(const TaskOptions& options, const text::Tokenizer& tokenizer, bool need_train,
                                 bool need_eval, bool need_predict) {
   const std::string task = lower(options.task_name);
-  if (task == "squad" && need_predict) {
-    fail_input("--do_predict is not implemented for --task_name squad yet (predict_predictions.json); "
-               "evaluate with --validation_file instead");
-  }
-  if (task == "squad") return SquadTask::load(options, tokenizer, need_train, need_eval);
+  if (task == "squad") return SquadTask::load(options, tokenizer, need_train, need_eval, need_predict);
   if (task == "ner" || task == "pos" || task == "chunk") {
     TaskOptions ner = options;
     ner.task_name = task;
@@ -72,7 +68,7 @@ std::unique_ptr<Task> load_task(const TaskOptions& options, const text::Tokenize
   }
   if (need_predict && !options.task_name.empty()) {
     fail_input("--do_predict with --task_name {}: pass the data as --train_file and --test_file (CSV, TSV or JSON "
-               "Lines; labels optional); GLUE folders' test.tsv and SQuAD predictions are not read yet",
+               "Lines; labels optional); GLUE folders' test.tsv is not read for prediction yet",
                options.task_name);
   }
   if (task == "squad_v2") {

@@ -25,6 +25,7 @@ constexpr const char* kRunFiles[] = {
     "special_tokens_map.json", "tokenizer.json", "vocab.json", "merges.txt", "sentencepiece.bpe.model",
     "shmtrain_config.toml", "metrics.jsonl", "trainer_state.json",
     "eval_results.json", "train_results.json", "all_results.json", "predictions.json", "predictions.txt",
+    "predict_predictions.json", "predict_results_None.txt",
 };
 
 std::int64_t checkpoint_step(const fs::path& path) {

@@ -3,7 +3,7 @@
 // <pad> = 1), trained with the reference's settings on 1 and on 2 workers: the losses are
 // PyTorch's at every step. Question answering: SQuAD windows cut with a byte-level BPE
 // tokenizer (<s> q </s></s> c </s>, offsets trimmed of 'Ġ') train the same on 1 and 2 workers
-// and write predictions.
+// and write predictions, for evaluation and for --do_predict alike.
 #include <cmath>
 #include <string>
 
@@ -79,9 +79,9 @@ TEST(RobertaSquad, ByteLevelWindowsTrainTheSameOnTwoWorkersAndPredict) {
         "train --task_name squad --config_name {} --tokenizer_name {} --train_file {} --validation_file {} --output_dir {}"
         " --max_seq_length 64 --doc_stride 16 --per_device_train_batch_size {} --per_device_eval_batch_size 4"
         " --nproc_per_node {} --learning_rate 1e-3 --shuffle false --logging_steps 1 --num_train_epochs 1"
-        " --save_steps 0 --seed 3 --do_eval",
+        " --save_steps 0 --seed 3 --do_eval --do_predict --test_file {}",
         config.string(), (fixtures_dir() / "tokenizers/roberta_bpe").string(), (squad / "train.json").string(),
-        (squad / "dev.json").string(), out.string(), 8 / workers, workers));
+        (squad / "dev.json").string(), out.string(), 8 / workers, workers, (squad / "dev.json").string()));
     ASSERT_EQ(result.exit_code, 0) << result.output();
     EXPECT_NE(result.out.find("RobertaForQuestionAnswering"), std::string::npos) << result.out;
     const auto losses = metric_by_step(out / "metrics.jsonl", "loss");
@@ -96,6 +96,8 @@ TEST(RobertaSquad, ByteLevelWindowsTrainTheSameOnTwoWorkersAndPredict) {
     }
     const nlohmann::json predictions = nlohmann::json::parse(read_file(out / "predictions.json"));
     EXPECT_FALSE(predictions.empty());
+    // --do_predict on the same file: run_qa's predict_predictions.json, the same answers.
+    EXPECT_EQ(nlohmann::json::parse(read_file(out / "predict_predictions.json")), predictions);
   }
 }
 

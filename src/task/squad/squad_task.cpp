@@ -10,7 +10,7 @@
 namespace shmtrain::task {
 
 std::unique_ptr<Task> SquadTask::load(const TaskOptions& options, const text::Tokenizer& tokenizer,
-                                      bool need_train, bool need_eval) {
+                                      bool need_train, bool need_eval, bool need_predict) {
   std::filesystem::path train = options.train_file;
   std::filesystem::path validation = options.validation_file;
   if (!options.data_dir.empty()) {
@@ -43,6 +43,13 @@ std::unique_ptr<Task> SquadTask::load(const TaskOptions& options, const text::To
     task->validation_ = std::move(built.dataset);
     task->windows_ = std::move(built.text);
   }
+  if (need_predict) {
+    if (options.test_file.empty()) fail_input("--do_predict needs --test_file (a SQuAD v1.1 JSON file; answers optional)");
+    features.max_samples = std::nullopt;
+    QaFeatures built = build_qa_features(read_squad_file(options.test_file, false), tokenizer, features);
+    task->test_ = std::move(built.dataset);
+    task->test_windows_ = std::move(built.text);
+  }
   return task;
 }
 
@@ -71,6 +78,19 @@ Metrics SquadTask::score(const ModelOutputs& outputs, const std::filesystem::pat
   }
   const SquadScores scores = squad_scores(predictions, golds);
   return {{"exact_match", scores.exact_match}, {"f1", scores.f1}};
+}
+
+std::filesystem::path SquadTask::predict(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const {
+  const SquadWindows& text = *test_windows_;
+  const std::vector<std::string> predictions =
+      postprocess_qa_predictions(text, outputs.values, outputs.width / 2, postprocess_);
+  const std::filesystem::path file = output_dir / "predict_predictions.json";
+  if (!output_dir.empty()) {
+    nlohmann::ordered_json by_id = nlohmann::ordered_json::object();
+    for (std::size_t i = 0; i < predictions.size(); ++i) by_id[text.file.examples[i].id] = predictions[i];
+    io::write_file_atomically(file, by_id.dump(4, ' ', true) + "\n");
+  }
+  return file;
 }
 
 }  // namespace shmtrain::task

@@ -17,7 +17,7 @@ namespace shmtrain::task {
 class SquadTask final : public Task {
  public:
   static std::unique_ptr<Task> load(const TaskOptions& options, const text::Tokenizer& tokenizer,
-                                    bool need_train, bool need_eval);
+                                    bool need_train, bool need_eval, bool need_predict = false);
 
   data::Target target() const override { return data::Target::kSpan; }
   std::string row_noun() const override { return "windows"; }
@@ -29,12 +29,15 @@ class SquadTask final : public Task {
   float missing_output() const override { return -100.0f; }
   // exact_match and f1 (percent); writes output_dir/predictions.json.
   Metrics score(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
+  // run_qa's predict step: predict_predictions.json (question id -> answer) for --test_file.
+  std::filesystem::path predict(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
 
   // The validation rows' windows and texts; set when the validation split was loaded.
   const std::optional<SquadWindows>& validation_windows() const { return windows_; }
 
  private:
   std::optional<SquadWindows> windows_;
+  std::optional<SquadWindows> test_windows_;
   QaPostprocessOptions postprocess_;
 };
 
