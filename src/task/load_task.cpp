@@ -66,11 +66,6 @@ std::unique_ptr<Task> load_task(const TaskOptions& options, const text::Tokenize
     ner.task_name = task;
     return NerTask::load(ner, tokenizer, need_train, need_eval, need_predict);
   }
-  if (need_predict && !options.task_name.empty()) {
-    fail_input("--do_predict with --task_name {}: pass the data as --train_file and --test_file (CSV, TSV or JSON "
-               "Lines; labels optional); GLUE folders' test.tsv is not read for prediction yet",
-               options.task_name);
-  }
   if (task == "squad_v2") {
     fail_input("--task_name squad_v2: SQuAD v2's unanswerable questions are not supported; --task_name squad "
                "trains and scores SQuAD v1.1");
@@ -81,7 +76,7 @@ std::unique_ptr<Task> load_task(const TaskOptions& options, const text::Tokenize
   }
   TaskOptions glue = options;
   glue.task_name = task;
-  return ClassificationTask::from_glue_folder(glue, tokenizer, need_train, need_eval);
+  return ClassificationTask::from_glue_folder(glue, tokenizer, need_train, need_eval, need_predict);
 }
 
 }  // namespace shmtrain::task

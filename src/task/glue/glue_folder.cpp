@@ -11,7 +11,7 @@ namespace shmtrain::task {
 // REQUIRES: options.task_name lower-cased.
 std::unique_ptr<Task> ClassificationTask::from_glue_folder(const TaskOptions& options,
                                                            const text::Tokenizer& tokenizer, bool need_train,
-                                                           bool need_eval) {
+                                                           bool need_eval, bool need_predict) {
   const GlueTask* task = find_glue_task(options.task_name);
   if (task == nullptr) {
     fail_input("unknown --task_name '{}': one of {}, or squad (or pass --train_file for your own data)",
@@ -38,7 +38,13 @@ std::unique_ptr<Task> ClassificationTask::from_glue_folder(const TaskOptions& op
     validation = load_glue_split(*task, options.data_dir / task->dev_file, tokenizer, options.max_seq_length,
                                  options.max_eval_samples);
   }
-  return std::make_unique<ClassificationTask>(task->name, task->label_set(), std::move(train), std::move(validation));
+  auto out = std::make_unique<ClassificationTask>(task->name, task->label_set(), std::move(train), std::move(validation));
+  if (need_predict) {
+    const std::filesystem::path test = !options.test_file.empty() ? options.test_file
+                                       : options.data_dir / (task->name == "mnli" ? "test_matched.tsv" : "test.tsv");
+    out->test_ = load_glue_test(*task, test, tokenizer, options.max_seq_length);
+  }
+  return out;
 }
 
 const std::vector<std::string>& glue_task_names() {

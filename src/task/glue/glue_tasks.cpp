@@ -82,6 +82,21 @@ void set_labels(const GlueTask& task, const Table& table, std::size_t label_colu
 
 }  // namespace
 
+Dataset load_glue_test(const GlueTask& task, const std::filesystem::path& file, const text::Tokenizer& tokenizer,
+                       std::size_t max_seq_length) {
+  const std::string what = fmt::format("{}'s test file (--test_file, or test.tsv in --data_dir)", task.title);
+  Table table = read_tsv(file, what, true, {});
+  const std::string hint = fmt::format("is this {}'s test.tsv?", task.title);
+  const std::size_t column_a = table.column(task.text_a, hint);
+  std::optional<std::size_t> column_b;
+  if (!task.text_b.empty()) column_b = table.column(task.text_b, hint);
+  Dataset dataset;
+  dataset.source = table.source;
+  dataset.examples.resize(table.records.size());
+  tokenize_rows(table, column_a, column_b, tokenizer, max_seq_length, dataset.examples);
+  return dataset;
+}
+
 Dataset load_glue_split(const GlueTask& task, const std::filesystem::path& file,
                         const text::Tokenizer& tokenizer, std::size_t max_seq_length,
                         std::optional<std::size_t> max_samples) {

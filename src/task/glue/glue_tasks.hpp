@@ -29,6 +29,11 @@ struct GlueTask {
 const std::vector<GlueTask>& glue_tasks();
 const GlueTask* find_glue_task(std::string_view name);
 
+// GLUE's test split as its download script writes it (test.tsv; MNLI test_matched.tsv): a
+// header naming the same text columns as the task's other files, an index, no labels.
+data::Dataset load_glue_test(const GlueTask& task, const std::filesystem::path& file, const text::Tokenizer& tokenizer,
+                             std::size_t max_seq_length);
+
 // DIR/train.tsv or DIR/<dev_file>, its first max_samples rows, tokenized and labelled.
 data::Dataset load_glue_split(const GlueTask& task, const std::filesystem::path& file,
                         const text::Tokenizer& tokenizer, std::size_t max_seq_length,

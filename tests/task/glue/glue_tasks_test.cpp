@@ -45,6 +45,21 @@ TEST_F(DataGlue, ColumnsAreFoundByHeaderNameInAnyOrder) {
   EXPECT_EQ(data->train()->examples[1].label, 0);
 }
 
+// --do_predict: GLUE's test.tsv (an index, the task's text columns, no labels; CoLA's has a
+// header there), read beside train.tsv and dev.tsv.
+TEST_F(DataGlue, TestSplitsHaveAHeaderAndNoLabels) {
+  write("train.tsv", std::string(kMrpcHeader) + "1\t11\t12\tthe cat sat\ton the mat\n");
+  write("test.tsv", "index\t#1 ID\t#2 ID\t#1 String\t#2 String\n0\t1\t2\tthe mat\tthe cat\n1\t3\t4\thello\tworld\n");
+  auto data = load_task(glue("mrpc"), tokenizer_, true, false, true);
+  ASSERT_TRUE(data->test());
+  ASSERT_EQ(data->test()->examples.size(), 2u);
+  EXPECT_EQ(tokens(data->test()->examples[0]), (Tokens{"[CLS]", "the", "mat", "[SEP]", "the", "cat", "[SEP]"}));
+  write("train.tsv", "gj04\t1\t\tthe cat sat .\n");
+  write("test.tsv", "index\tsentence\n0\tthe cat\n");
+  data = load_task(glue("cola"), tokenizer_, true, false, true);
+  EXPECT_EQ(tokens(data->test()->examples[0]), (Tokens{"[CLS]", "the", "cat", "[SEP]"}));
+}
+
 TEST_F(DataGlue, ColaHasNoHeader) {
   write("train.tsv", "gj04\t1\t\tthe cat sat .\ngj04\t0\t*\tcat the sat\n");
   write("dev.tsv", "clc95\t1\t\thello\n");

@@ -34,9 +34,9 @@ class ClassificationTask final : public Task {
   ClassificationTask(std::string name, data::LabelSet labels, std::optional<data::Dataset> train,
                      std::optional<data::Dataset> validation);
 
-  // --task_name (a GLUE task) and --data_dir.
+  // --task_name (a GLUE task) and --data_dir (its test.tsv, or --test_file, when need_predict).
   static std::unique_ptr<Task> from_glue_folder(const TaskOptions& options, const text::Tokenizer& tokenizer,
-                                                bool need_train, bool need_eval);
+                                                bool need_train, bool need_eval, bool need_predict = false);
   // --train_file (+ --validation_file when need_eval, + --test_file, labels optional, when
   // need_predict).
   static std::unique_ptr<Task> from_files(const TaskOptions& options, const text::Tokenizer& tokenizer,
