@@ -104,7 +104,8 @@ void validate_train_options(const train::TrainOptions& options) {
     fail_input("config_name needs tokenizer_name (a vocab.txt, tokenizer.json or their folder)");
   }
   if (!options.do_train && !options.do_eval && !options.do_predict && !options.dry_run) {
-    fail_input("do_train, do_eval and do_predict are all false: nothing to do");
+    fail_input("do_train, do_eval and do_predict are all false: nothing to do (pass --do_train, --do_eval or "
+               "--do_predict, as to run_glue.py)");
   }
   if (!options.do_train && !options.resume_from_checkpoint.empty()) {
     fail_input("resume_from_checkpoint needs do_train");

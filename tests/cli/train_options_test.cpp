@@ -154,6 +154,9 @@ TEST(TrainOptions, CrossOptionRulesNameTheOptions) {
   EXPECT_EQ(error_of([&] { validate_train_options(options); }),
             "config_name needs tokenizer_name (a vocab.txt, tokenizer.json or their folder)");
   options.tokenizer_name = "vocab.txt";
+  // As TrainingArguments: nothing is done unless asked for.
+  EXPECT_NE(error_of([&] { validate_train_options(options); }).find("nothing to do (pass --do_train"), std::string::npos);
+  options.do_train = true;
   EXPECT_EQ(error_of([&] { validate_train_options(options); }), "(no InputError)");
   options.max_steps = 0;
   EXPECT_NE(error_of([&] { validate_train_options(options); }).find("max_steps must be a positive number"),

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 std::string flags_for(const ReferenceRun& run, const fs::path& output_dir, int workers, const std::string& extra) {
   return fmt::format(
-      "train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 32"
+      "train --do_train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 32"
       " --per_device_train_batch_size {} --nproc_per_node {} --learning_rate 1e-3 --weight_decay 0.01"
       " --lr_scheduler_type constant --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0 {}",
       run.model.string(), run.train_file.string(), output_dir.string(), 8 / workers, workers, extra);

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 // the same 8 rows as the single worker's.
 std::string flags_for(const ReferenceRun& run, const fs::path& output_dir, int workers, bool shard) {
   return fmt::format(
-      "train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 32"
+      "train --do_train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 32"
       " --per_device_train_batch_size {} --nproc_per_node {} --learning_rate 1e-3 --weight_decay 0.01"
       " --lr_scheduler_type constant --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0{}",
       run.model.string(), run.train_file.string(), output_dir.string(), 8 / workers, workers,
@@ -106,7 +106,7 @@ TEST_P(DataParallel, TwoWorkerRunsAreBitIdentical) {
                             " --save_steps 0 --warmup_ratio 0.2" +
                             std::string(shard ? " --shard_optimizer" : "");
   for (const char* name : {"a", "b"}) {
-    const CliRun result = run_shmtrain("train --output_dir " + (dir / name).string() + flags);
+    const CliRun result = run_shmtrain("train --do_train --output_dir " + (dir / name).string() + flags);
     ASSERT_EQ(result.exit_code, 0) << result.output();
   }
   const auto a = metric_by_step(dir / "a" / "metrics.jsonl", "loss");
@@ -129,9 +129,9 @@ TEST_P(DataParallel, ATwoWorkerCheckpointResumesToTheSameLosses) {
                             " --warmup_ratio 0.2 --hidden_dropout_prob 0.1 --logging_steps 1 --max_steps 8"
                             " --save_steps 3" +
                             std::string(shard ? " --shard_optimizer" : "");
-  const CliRun straight = run_shmtrain("train --output_dir " + (dir / "straight").string() + flags);
+  const CliRun straight = run_shmtrain("train --do_train --output_dir " + (dir / "straight").string() + flags);
   ASSERT_EQ(straight.exit_code, 0) << straight.output();
-  const CliRun resumed = run_shmtrain("train --output_dir " + (dir / "resumed").string() +
+  const CliRun resumed = run_shmtrain("train --do_train --output_dir " + (dir / "resumed").string() +
                                       " --resume_from_checkpoint " + (dir / "straight" / "checkpoint-3").string() +
                                       flags);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output();
@@ -159,8 +159,8 @@ TEST(DataParallelCli, ACheckpointOfAnotherWorkerCountIsRefusedByName) {
                             run.train_file.string() +
                             " --do_eval false --max_seq_length 32 --per_device_train_batch_size 4 --max_steps 4"
                             " --save_steps 2";
-  ASSERT_EQ(run_shmtrain("train --nproc_per_node 2 --output_dir " + (dir / "two").string() + flags).exit_code, 0);
-  const CliRun one = run_shmtrain("train --output_dir " + (dir / "one").string() + " --resume_from_checkpoint " +
+  ASSERT_EQ(run_shmtrain("train --do_train --nproc_per_node 2 --output_dir " + (dir / "two").string() + flags).exit_code, 0);
+  const CliRun one = run_shmtrain("train --do_train --output_dir " + (dir / "one").string() + " --resume_from_checkpoint " +
                                   (dir / "two" / "checkpoint-2").string() + flags);
   EXPECT_EQ(one.exit_code, 1);
   EXPECT_NE(one.err.find("the checkpoint was made with 2 worker(s)"), std::string::npos) << one.err;
@@ -169,7 +169,7 @@ TEST(DataParallelCli, ACheckpointOfAnotherWorkerCountIsRefusedByName) {
 TEST(DataParallelCli, DryRunPrintsThePlacementAndWorkers) {
   const TempDir dir;
   const ReferenceRun run = write_reference_run(dir);
-  const CliRun result = run_shmtrain("train --dry_run --nproc_per_node 2 --model_name_or_path " +
+  const CliRun result = run_shmtrain("train --do_train --dry_run --nproc_per_node 2 --model_name_or_path " +
                                      run.model.string() + " --train_file " + run.train_file.string() +
                                      " --do_eval false --output_dir " + (dir / "out").string() +
                                      " --max_seq_length 32 --per_device_train_batch_size 4 --shard_optimizer");

@@ -13,7 +13,7 @@ namespace {
 
 TEST(Demo, ShortRunLearnsTheParaphraseTaskWellAboveChance) {
   const TempDir dir;
-  const CliRun run = run_shmtrain("train --config configs/demo.toml --num_train_epochs 5 --save_steps 0 --eval_steps 0"
+  const CliRun run = run_shmtrain("train --do_train --config configs/demo.toml --num_train_epochs 5 --save_steps 0 --eval_steps 0"
                                   " --output_dir " + (dir / "demo").string(),
                                   source_dir());
   ASSERT_EQ(run.exit_code, 0) << run.output();

@@ -19,7 +19,7 @@ TEST(DistilBertCli, ClassifierLossesMatchPyTorch) {
   const ReferenceRun run = write_reference_run(dir, "reference_heads/distilbert_cls");
   const auto out = dir / "out";
   const CliRun result = run_shmtrain(
-      "train --model_name_or_path " + run.model.string() + " --train_file " + run.train_file.string() +
+      "train --do_train --model_name_or_path " + run.model.string() + " --train_file " + run.train_file.string() +
       " --do_eval false --output_dir " + out.string() +
       " --max_seq_length 24 --per_device_train_batch_size 4 --learning_rate 1e-3 --weight_decay 0.01"
       " --lr_scheduler_type constant --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0");

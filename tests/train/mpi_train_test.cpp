@@ -40,7 +40,7 @@ using namespace std::chrono_literals;
 // rank on 4 ranks, 20 steps.
 std::string reference_flags(const ReferenceRun& run, const fs::path& output_dir, bool shard) {
   return fmt::format(
-      "train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 32"
+      "train --do_train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 32"
       " --per_device_train_batch_size 2 --learning_rate 1e-3 --weight_decay 0.01 --lr_scheduler_type constant"
       " --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0{}",
       run.model.string(), run.train_file.string(), output_dir.string(), shard ? " --shard_optimizer" : "");
@@ -98,7 +98,7 @@ TEST(MpiTrainRoberta, TwoSimulatedHostsReproducePyTorch) {
   const TempDir dir;
   const ReferenceRun run = write_reference_run(dir, "reference_heads/roberta_cls");
   const CliRun hosts = run_under_mpi(
-      4, fmt::format("train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 24"
+      4, fmt::format("train --do_train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 24"
                      " --per_device_train_batch_size 1 --learning_rate 1e-3 --weight_decay 0.01 --lr_scheduler_type"
                      " constant --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0 --simulated_hosts 2",
                      run.model.string(), run.train_file.string(), (dir / "hosts").string()));
@@ -140,7 +140,7 @@ TEST(MpiTrainFailure, AKilledRankStopsEveryRankWithinSecondsLeavesNoSegmentAndTh
   const ReferenceRun run = write_reference_run(dir);
   const fs::path out = dir / "out";
   // Thousands of epochs: the run is still training when the rank dies.
-  const std::string flags = "train --simulated_hosts 2 --model_name_or_path " + run.model.string() +
+  const std::string flags = "train --do_train --simulated_hosts 2 --model_name_or_path " + run.model.string() +
                             " --train_file " + run.train_file.string() + " --output_dir " + out.string() +
                             " --do_eval false --max_seq_length 32 --per_device_train_batch_size 2"
                             " --num_train_epochs 5000 --save_steps 25 --logging_steps 1000";
@@ -206,7 +206,7 @@ TEST(MpiTrainFailure, BadInputIsOneErrorFromRankZeroAndEveryRankExitsNonZero) {
   const TempDir dir;
   const ReferenceRun run = write_reference_run(dir);
   const CliRun result =
-      run_under_mpi(4, "train --simulated_hosts 2 --model_name_or_path " + run.model.string() +
+      run_under_mpi(4, "train --do_train --simulated_hosts 2 --model_name_or_path " + run.model.string() +
                            " --train_file " + (dir / "missing.jsonl").string() + " --output_dir " +
                            (dir / "out").string() + " --do_eval false --max_seq_length 32");
   EXPECT_NE(result.exit_code, 0);
@@ -217,7 +217,7 @@ TEST(MpiTrainFailure, BadInputIsOneErrorFromRankZeroAndEveryRankExitsNonZero) {
                                                                     << result.err;
   EXPECT_FALSE(fs::exists(dir / "out"));
 
-  const CliRun uneven = run_under_mpi(4, "train --simulated_hosts 3 --model_name_or_path " +
+  const CliRun uneven = run_under_mpi(4, "train --do_train --simulated_hosts 3 --model_name_or_path " +
                                              run.model.string() + " --train_file " + run.train_file.string() +
                                              " --output_dir " + (dir / "out").string());
   EXPECT_NE(uneven.exit_code, 0);
@@ -236,7 +236,7 @@ TEST(MpiTrainLauncher, HostfileStartsMpirunWithTheRanksPerHost) {
   // The mpirun that shmtrain starts inherits this; see mpi_session_dir().
   setenv("OMPI_MCA_orte_tmpdir_base", mpi_session_dir().c_str(), 0);
   const CliRun result = run_shmtrain(
-      "train --hostfile " + (dir / "hostfile").string() +
+      "train --do_train --hostfile " + (dir / "hostfile").string() +
       " --nnodes 1 --nproc_per_node 4 --simulated_hosts 2 --model_name_or_path " + run.model.string() +
       " --train_file " + run.train_file.string() + " --output_dir " + (dir / "out").string() +
       " --do_eval false --max_seq_length 32 --per_device_train_batch_size 2"
@@ -273,7 +273,7 @@ TEST(MpiTrainLauncher, ALaunchersBindingIsKeptAndSaid) {
 
 TEST(MpiTrainLauncher, SimulatedHostsWithoutAnMpiLauncherAreRefused) {
   const CliRun result = run_shmtrain(
-      "train --simulated_hosts 2 --task_name mrpc --data_dir /nonexistent --output_dir /nonexistent");
+      "train --do_train --simulated_hosts 2 --task_name mrpc --data_dir /nonexistent --output_dir /nonexistent");
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(
       result.err.find("--simulated_hosts 2 splits the ranks of an MPI job: start shmtrain under mpirun"),

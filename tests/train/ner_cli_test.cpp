@@ -53,7 +53,7 @@ TEST(NerCli, TrainsOnOneAndTwoWorkersAlikeAndPredictionsScoreAsTheEvaluation) {
     const fs::path out = dir / fmt::format("out{}", workers);
     // The test file is also the validation file: its evaluation and its predictions must agree.
     const CliRun result = run_shmtrain(fmt::format(
-        "train --task_name ner --config_name {} --tokenizer_name {} --train_file {} --validation_file {} --test_file {}"
+        "train --do_train --task_name ner --config_name {} --tokenizer_name {} --train_file {} --validation_file {} --test_file {}"
         " --do_eval --do_predict --output_dir {} --max_seq_length 64 --per_device_train_batch_size {} --nproc_per_node {}"
         " --learning_rate 3e-3 --num_train_epochs 6 --logging_steps 1 --save_steps 0 --shuffle false",
         config.string(), (fixtures_dir() / "tokenizers/roberta_bpe").string(), (data / "train.txt").string(),
@@ -90,7 +90,7 @@ TEST(NerCli, TrainsOnOneAndTwoWorkersAlikeAndPredictionsScoreAsTheEvaluation) {
   }
   // Prediction alone, from the trained folder.
   const CliRun again = run_shmtrain(fmt::format(
-      "train --task_name ner --model_name_or_path {} --do_train false --do_eval false --do_predict --test_file {}"
+      "train --do_train --task_name ner --model_name_or_path {} --do_train false --do_eval false --do_predict --test_file {}"
       " --output_dir {} --max_seq_length 64",
       (dir / "out1").string(), (data / "test.txt").string(), (dir / "predict").string()));
   ASSERT_EQ(again.exit_code, 0) << again.output();
@@ -103,7 +103,7 @@ TEST(NerCli, BadTagsStopTheRunNamingTheFileAndLine) {
   write_file(dir / "train.txt", "Hello B-PER\nworld O\n");
   write_file(dir / "dev.txt", "Hello B-PER\n\nworld B-NEW\n");
   const CliRun result = run_shmtrain(fmt::format(
-      "train --task_name ner --config_name {} --tokenizer_name {} --train_file {} --validation_file {} --output_dir {} --do_eval",
+      "train --do_train --task_name ner --config_name {} --tokenizer_name {} --train_file {} --validation_file {} --output_dir {} --do_eval",
       config.string(), (fixtures_dir() / "tokenizers/roberta_bpe").string(), (dir / "train.txt").string(),
       (dir / "dev.txt").string(), (dir / "out").string()));
   EXPECT_EQ(result.exit_code, 1);
@@ -120,7 +120,7 @@ TEST(NerCli, EarlyStoppingEndsWithTheBestCheckpointsModel) {
   const fs::path data = fixtures_dir() / "ner_tiny";
   const fs::path out = dir / "out";
   const CliRun result = run_shmtrain(fmt::format(
-      "train --task_name ner --config_name {} --tokenizer_name {} --train_file {} --validation_file {} --output_dir {}"
+      "train --do_train --task_name ner --config_name {} --tokenizer_name {} --train_file {} --validation_file {} --output_dir {}"
       " --max_seq_length 64 --per_device_train_batch_size 8 --learning_rate 3e-3 --num_train_epochs 40"
       " --eval_strategy epoch --save_strategy epoch --logging_strategy epoch --load_best_model_at_end"
       " --metric_for_best_model f1 --early_stopping_patience 2 --save_total_limit 1",

@@ -29,7 +29,7 @@ TEST_P(RobertaCli, ClassifierLossesMatchPyTorchOnOneAndTwoWorkers) {
   for (const int workers : {1, 2}) {
     const fs::path out = dir / fmt::format("out{}", workers);
     const CliRun result = run_shmtrain(fmt::format(
-        "train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 24"
+        "train --do_train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 24"
         " --per_device_train_batch_size {} --nproc_per_node {} --learning_rate 1e-3 --weight_decay 0.01"
         " --lr_scheduler_type constant --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0",
         run.model.string(), run.train_file.string(), out.string(), 4 / workers, workers));
@@ -76,7 +76,7 @@ TEST(RobertaSquad, ByteLevelWindowsTrainTheSameOnTwoWorkersAndPredict) {
   for (const int workers : {1, 2}) {
     const fs::path out = dir / fmt::format("out{}", workers);
     const CliRun result = run_shmtrain(fmt::format(
-        "train --task_name squad --config_name {} --tokenizer_name {} --train_file {} --validation_file {} --output_dir {}"
+        "train --do_train --task_name squad --config_name {} --tokenizer_name {} --train_file {} --validation_file {} --output_dir {}"
         " --max_seq_length 64 --doc_stride 16 --per_device_train_batch_size {} --per_device_eval_batch_size 4"
         " --nproc_per_node {} --learning_rate 1e-3 --shuffle false --logging_steps 1 --num_train_epochs 1"
         " --save_steps 0 --seed 3 --do_eval --do_predict --test_file {}",

@@ -26,7 +26,7 @@ fs::path fixture() { return fixtures_dir() / "squad_tiny"; }
 
 std::string qa_flags(const std::string& config, const fs::path& output_dir) {
   const fs::path f = fixture();
-  return "train --task_name squad --config_name " + (f / config).string() + " --tokenizer_name " +
+  return "train --do_train --task_name squad --config_name " + (f / config).string() + " --tokenizer_name " +
          (f / "vocab.txt").string() + " --train_file " + (f / "train.json").string() + " --validation_file " +
          (f / "dev.json").string() + " --output_dir " + output_dir.string() +
          " --max_seq_length 48 --doc_stride 16 --learning_rate 3e-3 --warmup_ratio 0.1 --num_train_epochs 10"
@@ -154,7 +154,7 @@ TEST(SquadEndToEnd, DistilBertOnTwoWorkersEvaluatesAsOneWorkerDoes) {
   EXPECT_NEAR(eval.at("eval_f1").get<double>(), rescored.f1, 1e-9);
 
   const fs::path again = dir / "again";
-  const CliRun single = run_shmtrain("train --task_name squad --do_train false --do_eval --model_name_or_path " +
+  const CliRun single = run_shmtrain("train --do_train --task_name squad --do_train false --do_eval --model_name_or_path " +
                                      out.string() + " --validation_file " +
                                      (fixture() / "dev.json").string() + " --output_dir " + again.string() +
                                      " --max_seq_length 48 --doc_stride 16"

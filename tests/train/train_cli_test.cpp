@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 // The reference's settings (reference_losses.json "settings"): batch 8 in file order, AdamW
 // lr 1e-3, weight decay 0.01, constant schedule, clip 1.0, dropout 0 (config.json).
 std::string reference_flags(const ReferenceRun& run, const fs::path& output_dir) {
-  return "train --model_name_or_path " + run.model.string() + " --train_file " + run.train_file.string() +
+  return "train --do_train --model_name_or_path " + run.model.string() + " --train_file " + run.train_file.string() +
          " --validation_file " + run.train_file.string() + " --output_dir " + output_dir.string() +
          " --max_seq_length 32 --per_device_train_batch_size 8 --learning_rate 1e-3 --weight_decay 0.01"
          " --lr_scheduler_type constant --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0";
@@ -84,12 +84,12 @@ TEST(TrainCli, ResumeFromACheckpointGivesTheSameLossesAsAStraightRun) {
                             " --attention_probs_dropout_prob 0.1 --logging_steps 1 --max_steps 8 --save_steps 3"
                             " --do_eval false --model_name_or_path " +
                             run.model.string() + " --train_file " + run.train_file.string();
-  const CliRun straight = run_shmtrain("train --output_dir " + (dir / "straight").string() + flags);
+  const CliRun straight = run_shmtrain("train --do_train --output_dir " + (dir / "straight").string() + flags);
   ASSERT_EQ(straight.exit_code, 0) << straight.output();
   ASSERT_TRUE(fs::is_directory(dir / "straight" / "checkpoint-3"));
 
   // Explicit resume_from_checkpoint into a fresh folder.
-  const CliRun resumed = run_shmtrain("train --output_dir " + (dir / "resumed").string() +
+  const CliRun resumed = run_shmtrain("train --do_train --output_dir " + (dir / "resumed").string() +
                                       " --resume_from_checkpoint " + (dir / "straight" / "checkpoint-3").string() +
                                       flags);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output();
@@ -99,7 +99,7 @@ TEST(TrainCli, ResumeFromACheckpointGivesTheSameLossesAsAStraightRun) {
   fs::create_directories(dir / "interrupted");
   fs::copy(dir / "straight" / "checkpoint-6", dir / "interrupted" / "checkpoint-6", fs::copy_options::recursive);
   fs::copy_file(dir / "straight" / "metrics.jsonl", dir / "interrupted" / "metrics.jsonl");
-  const CliRun continued = run_shmtrain("train --output_dir " + (dir / "interrupted").string() + flags);
+  const CliRun continued = run_shmtrain("train --do_train --output_dir " + (dir / "interrupted").string() + flags);
   ASSERT_EQ(continued.exit_code, 0) << continued.output();
   EXPECT_NE(continued.out.find("holds an interrupted run: resuming from checkpoint-6"), std::string::npos);
 
@@ -176,7 +176,7 @@ TEST(TrainCli, DoPredictWritesRunGluesPredictResults) {
   EXPECT_EQ(std::count(predictions.begin(), predictions.end(), '\n'), 3);
   EXPECT_TRUE(predictions.find("\n1\t0\n") != std::string::npos || predictions.find("\n1\t1\n") != std::string::npos)
       << predictions;
-  const CliRun alone = run_shmtrain("train --model_name_or_path " + out.string() + " --train_file " +
+  const CliRun alone = run_shmtrain("train --do_train --model_name_or_path " + out.string() + " --train_file " +
                                     run.train_file.string() + " --do_train false --do_predict --test_file " +
                                     (dir / "test.jsonl").string() + " --output_dir " + (dir / "alone").string());
   ASSERT_EQ(alone.exit_code, 0) << alone.output();

@@ -24,7 +24,7 @@ class TrainErrors : public ::testing::Test {
   void SetUp() override { run_ = write_reference_run(dir_); }
 
   std::string base_flags() const {
-    return "train --model_name_or_path " + run_.model.string() + " --train_file " + run_.train_file.string() +
+    return "train --do_train --model_name_or_path " + run_.model.string() + " --train_file " + run_.train_file.string() +
            " --validation_file " + run_.train_file.string() + " --output_dir " + (dir_ / "out").string() +
            " --max_seq_length 32 --max_steps 2";
   }
@@ -52,7 +52,7 @@ bool contains(const std::string& text, const std::string& part) {
 
 TEST_F(TrainErrors, MissingModelFolder) {
   const std::string err =
-      error_of_run("train --model_name_or_path " + (dir_ / "nope").string() +
+      error_of_run("train --do_train --model_name_or_path " + (dir_ / "nope").string() +
                    " --train_file x.jsonl --validation_file x.jsonl --output_dir " + (dir_ / "out").string());
   EXPECT_TRUE(contains(err, "nope: no such folder")) << err;
 }

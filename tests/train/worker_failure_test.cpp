@@ -30,7 +30,7 @@ TEST(WorkerFailure, AKilledWorkerStopsTheRunNamingItAndLeavesTheLastCheckpointWh
   const ReferenceRun run = write_reference_run(dir);
   const fs::path out = dir / "out";
   // 20 steps per epoch and thousands of epochs: the run is still training when the worker dies.
-  const std::string flags = "train --nproc_per_node 2 --model_name_or_path " + run.model.string() +
+  const std::string flags = "train --do_train --nproc_per_node 2 --model_name_or_path " + run.model.string() +
                             " --train_file " + run.train_file.string() + " --output_dir " + out.string() +
                             " --do_eval false --max_seq_length 32 --per_device_train_batch_size 4"
                             " --num_train_epochs 5000 --save_steps 25 --logging_steps 1000 --disable_tqdm";

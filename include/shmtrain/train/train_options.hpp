@@ -57,7 +57,7 @@ struct TrainOptions {
   // The run.
   std::filesystem::path output_dir;
   bool overwrite_output_dir = false;
-  bool do_train = true;
+  bool do_train = false;    // as TrainingArguments: --do_train trains
   bool do_eval = false;     // as TrainingArguments: asked for, or set by an eval_strategy
   bool do_predict = false;  // label test_file with the (trained) model
   std::filesystem::path resume_from_checkpoint;
