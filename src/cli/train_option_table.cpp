@@ -78,6 +78,8 @@ std::vector<OptionSpec> make_table() {
              "ner/pos/chunk JSON Lines: the column of tag lists (default <task_name>_tags)"),
       option("label_all_tokens", &TrainOptions::label_all_tokens, data,
              "ner/pos/chunk: a word's later sub-tokens take its tag (B-X as I-X) instead of no loss"),
+      option("label_names", &TrainOptions::label_names, data,
+             "ner/pos/chunk: names of integer tags, comma-separated, tag i the i-th (e.g. O,B-PER,I-PER)"),
       option("return_entity_level_metrics", &TrainOptions::return_entity_level_metrics, data,
              "ner/pos/chunk: also report precision, recall, F1 and count per entity type"),
 

@@ -145,6 +145,11 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   data_options.label_all_tokens = options.label_all_tokens;
   data_options.return_entity_level_metrics = options.return_entity_level_metrics;
   data_options.model_labels = config.id2label;
+  for (std::size_t begin = 0; begin < options.label_names.size();) {
+    const std::size_t comma = std::min(options.label_names.find(',', begin), options.label_names.size());
+    data_options.label_names.push_back(options.label_names.substr(begin, comma - begin));
+    begin = comma + 1;
+  }
   std::shared_ptr<const task::Task> task =
       task::load_task(data_options, *tokenizer, options.do_train, options.do_eval, options.do_predict);
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -181,6 +182,28 @@ TEST(TrainCli, DoPredictWritesRunGluesPredictResults) {
                                     (dir / "test.jsonl").string() + " --output_dir " + (dir / "alone").string());
   ASSERT_EQ(alone.exit_code, 0) << alone.output();
   EXPECT_EQ(read_file(dir / "alone" / "predict_results_None.txt"), predictions);
+
+  // Predicting the labelled training file: accuracy recomputed from predict_results_None.txt
+  // and the file's labels equals the evaluation's on the same file.
+  const CliRun both = run_shmtrain("train --model_name_or_path " + out.string() + " --train_file " +
+                                   run.train_file.string() + " --validation_file " + run.train_file.string() +
+                                   " --do_eval --do_predict --test_file " + run.train_file.string() + " --output_dir " +
+                                   (dir / "both").string());
+  ASSERT_EQ(both.exit_code, 0) << both.output();
+  std::istringstream rows(read_file(run.train_file));
+  std::istringstream predicted(read_file(dir / "both" / "predict_results_None.txt"));
+  std::string line, header;
+  std::getline(predicted, header);
+  int total = 0, right = 0;
+  while (std::getline(rows, line) && !line.empty()) {
+    std::string prediction;
+    ASSERT_TRUE(std::getline(predicted, prediction));
+    const std::string label = std::to_string(nlohmann::json::parse(line).at("label").get<int>());
+    right += prediction.substr(prediction.find('\t') + 1) == label;
+    ++total;
+  }
+  const nlohmann::json eval = nlohmann::json::parse(read_file(dir / "both" / "eval_results.json"));
+  EXPECT_DOUBLE_EQ(eval.at("eval_accuracy").get<double>(), static_cast<double>(right) / total);
 }
 
 }  // namespace

@@ -47,6 +47,9 @@ struct TaskOptions {
   std::string label_column_name;  // "": <task_name>_tags
   bool label_all_tokens = false;  // a word's later sub-tokens take its label (B- as I-) instead of -100
   bool return_entity_level_metrics = false;
+  // Names of integer tags, tag i -> label_names[i] (run_ner's ClassLabel names); empty: the
+  // integers themselves.
+  std::vector<std::string> label_names;
   // The model's id2label, for a run that evaluates without training (its tags must be among them).
   std::vector<std::string> model_labels;
 };

@@ -53,6 +53,7 @@ struct TrainOptions {
   std::string label_column_name;  // "": <task_name>_tags
   bool label_all_tokens = false;
   bool return_entity_level_metrics = false;
+  std::string label_names;  // comma-separated names of integer tags, tag i -> the i-th
 
   // The run.
   std::filesystem::path output_dir;

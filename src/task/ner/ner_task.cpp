@@ -100,6 +100,21 @@ data::Dataset tokenize(const TaggedFile& file, const std::vector<std::string>& l
   return dataset;
 }
 
+// Integer tags named by --label_names: tag i becomes names[i].
+void name_integer_tags(TaggedFile& file, const std::vector<std::string>& names) {
+  if (!file.integer_tags || names.empty()) return;
+  for (TaggedSentence& s : file.sentences) {
+    for (std::size_t w = 0; w < s.tags.size(); ++w) {
+      const long long tag = std::stoll(s.tags[w]);
+      if (tag < 0 || static_cast<std::size_t>(tag) >= names.size()) {
+        fail_input("{}:{}: tag {} has no name among the {} --label_names", file.source, s.line, tag, names.size());
+      }
+      s.tags[w] = names[static_cast<std::size_t>(tag)];
+    }
+  }
+  file.integer_tags = false;
+}
+
 void keep_first(TaggedFile& file, const std::optional<std::size_t>& n) {
   if (n && file.sentences.size() > *n) file.sentences.resize(*n);
 }
@@ -128,7 +143,10 @@ std::unique_ptr<Task> NerTask::load(const TaskOptions& options, const text::Toke
   if (need_train) {
     train = read_tagged_file(options.train_file, read);
     keep_first(*train, options.max_train_samples);
-    task->labels_.names = label_list(*train);
+    const bool named = train->integer_tags && !options.label_names.empty();
+    name_integer_tags(*train, options.label_names);
+    // Named integer tags keep their ids (ClassLabel's order); strings are sorted, as run_ner does.
+    task->labels_.names = named ? options.label_names : label_list(*train);
   } else {
     task->labels_.names = options.model_labels;
   }
@@ -137,6 +155,10 @@ std::unique_ptr<Task> NerTask::load(const TaskOptions& options, const text::Toke
   if (need_eval) {
     TaggedFile validation = read_tagged_file(options.validation_file, read);
     keep_first(validation, options.max_eval_samples);
+    // Integer tags: named by --label_names, or without training by the model's id2label.
+    name_integer_tags(validation, !options.label_names.empty() ? options.label_names
+                                  : need_train                 ? std::vector<std::string>{}
+                                                               : options.model_labels);
     task->validation_ = tokenize(validation, task->labels_.names, tokenizer, options);
   }
   if (need_predict) {

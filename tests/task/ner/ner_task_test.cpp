@@ -48,6 +48,17 @@ TEST_F(NerFiles, JsonLinesWithStringOrIntegerTags) {
   options.label_column_name = "tags";
   const auto task = load(options);
   EXPECT_EQ(task->labels().names, (std::vector<std::string>{"0", "2", "10"}));  // sorted as numbers
+  // --label_names: tag i is the i-th name, and the label list keeps that order (ClassLabel's).
+  write("named.jsonl", R"({"words": ["the", "cafe"], "tags": [0, 2]})" "\n");
+  TaskOptions named = ner("named.jsonl", "named.jsonl");
+  named.text_column_name = "words";
+  named.label_column_name = "tags";
+  named.label_names = {"O", "B-LOC", "I-LOC"};
+  const auto with_names = load(named);
+  EXPECT_EQ(with_names->labels().names, (std::vector<std::string>{"O", "B-LOC", "I-LOC"}));
+  EXPECT_EQ(with_names->train()->examples[0].token_labels, (std::vector<std::int32_t>{-100, 0, 2, -100}));
+  named.label_names = {"O"};
+  EXPECT_TRUE(contains(error(named), "named.jsonl:1: tag 2 has no name among the 1 --label_names"));
 }
 
 TEST_F(NerFiles, TagsGoOnEachWordsFirstWordPieceAndOnEveryPieceWithLabelAllTokens) {
