@@ -22,16 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path write_config(const TempDir& dir) {
-  const nlohmann::json tokenizer = nlohmann::json::parse(read_file(fixtures_dir() / "tokenizers/roberta_bpe/tokenizer.json"));
-  const nlohmann::json config = {{"model_type", "roberta"}, {"vocab_size", tokenizer.at("model").at("vocab").size() + 1},
-                                 {"hidden_size", 32}, {"num_hidden_layers", 2}, {"num_attention_heads", 2},
-                                 {"intermediate_size", 64}, {"max_position_embeddings", 130}, {"type_vocab_size", 1},
-                                 {"layer_norm_eps", 1e-5}, {"pad_token_id", 1}};
-  write_file(dir / "config.json", config.dump());
-  return dir / "config.json";
-}
-
 std::vector<task::TagSequence> lines_of_tags(const fs::path& file) {
   std::vector<task::TagSequence> out;
   std::istringstream in(read_file(file));
@@ -46,7 +36,7 @@ std::vector<task::TagSequence> lines_of_tags(const fs::path& file) {
 
 TEST(NerCli, TrainsOnOneAndTwoWorkersAlikeAndPredictionsScoreAsTheEvaluation) {
   const TempDir dir;
-  const fs::path config = write_config(dir);
+  const fs::path config = write_tiny_roberta_config(dir, true);
   const fs::path data = fixtures_dir() / "ner_tiny";
   std::vector<std::pair<long, double>> single;
   for (const int workers : {1, 2}) {
@@ -99,7 +89,7 @@ TEST(NerCli, TrainsOnOneAndTwoWorkersAlikeAndPredictionsScoreAsTheEvaluation) {
 
 TEST(NerCli, BadTagsStopTheRunNamingTheFileAndLine) {
   const TempDir dir;
-  const fs::path config = write_config(dir);
+  const fs::path config = write_tiny_roberta_config(dir, true);
   write_file(dir / "train.txt", "Hello B-PER\nworld O\n");
   write_file(dir / "dev.txt", "Hello B-PER\n\nworld B-NEW\n");
   const CliRun result = run_shmtrain(fmt::format(
@@ -116,7 +106,7 @@ TEST(NerCli, BadTagsStopTheRunNamingTheFileAndLine) {
 // checkpoint survives rotation and its weights are the model the final evaluation scores.
 TEST(NerCli, EarlyStoppingEndsWithTheBestCheckpointsModel) {
   const TempDir dir;
-  const fs::path config = write_config(dir);
+  const fs::path config = write_tiny_roberta_config(dir, true);
   const fs::path data = fixtures_dir() / "ner_tiny";
   const fs::path out = dir / "out";
   const CliRun result = run_shmtrain(fmt::format(

@@ -72,6 +72,28 @@ ReferenceRun write_reference_run(const TempDir& dir, const std::string& fixture_
   return run;
 }
 
+std::filesystem::path write_tiny_roberta_config(const TempDir& dir, bool dropout) {
+  const nlohmann::json tokenizer =
+      nlohmann::json::parse(read_file(fixtures_dir() / "tokenizers/roberta_bpe/tokenizer.json"));
+  nlohmann::json config = {{"model_type", "roberta"},
+                           {"vocab_size", tokenizer.at("model").at("vocab").size() + 1},  // and <mask>
+                           {"hidden_size", 32},
+                           {"num_hidden_layers", 2},
+                           {"num_attention_heads", 2},
+                           {"intermediate_size", 64},
+                           {"max_position_embeddings", 130},
+                           {"type_vocab_size", 1},
+                           {"layer_norm_eps", 1e-5},
+                           {"pad_token_id", 1}};
+  if (!dropout) {
+    config["hidden_dropout_prob"] = 0.0;
+    config["attention_probs_dropout_prob"] = 0.0;
+  }
+  const std::filesystem::path path = dir / "config.json";
+  write_file(path, config.dump(2));
+  return path;
+}
+
 std::vector<std::pair<long, double>> metric_by_step(const std::filesystem::path& metrics, const std::string& key) {
   std::vector<std::pair<long, double>> values;
   std::ifstream in(metrics);

@@ -21,6 +21,11 @@ struct ReferenceRun {
 // `fixture`: a folder of tests/fixtures ("reference_heads/distilbert_cls").
 ReferenceRun write_reference_run(const TempDir& dir, const std::string& fixture = "reference_tiny");
 
+// A config.json of a tiny RoBERTa (2 layers, hidden 32) over the vocabulary of
+// tests/fixtures/tokenizers/roberta_bpe (and <mask>), for runs from random weights; dropout 0
+// unless `dropout`. Returns its path (dir/config.json).
+std::filesystem::path write_tiny_roberta_config(const TempDir& dir, bool dropout = false);
+
 // The "loss" (or another key) of each record of a metrics.jsonl that has it, by step.
 std::vector<std::pair<long, double>> metric_by_step(const std::filesystem::path& metrics, const std::string& key);
 

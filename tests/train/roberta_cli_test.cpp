@@ -53,24 +53,9 @@ TEST_P(RobertaCli, ClassifierLossesMatchPyTorchOnOneAndTwoWorkers) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RobertaCli, ::testing::Values("roberta_cls", "xlmr_cls"));
 
-// A tiny RoBERTa of the roberta_bpe tokenizer's vocabulary, randomly initialised.
-fs::path write_roberta_config(const TempDir& dir) {
-  const nlohmann::json tokenizer = nlohmann::json::parse(read_file(fixtures_dir() / "tokenizers/roberta_bpe/tokenizer.json"));
-  const std::size_t vocab = tokenizer.at("model").at("vocab").size() + 1;  // and <mask>
-  const nlohmann::json config = {{"model_type", "roberta"},       {"vocab_size", vocab},
-                                 {"hidden_size", 32},             {"num_hidden_layers", 2},
-                                 {"num_attention_heads", 2},      {"intermediate_size", 64},
-                                 {"max_position_embeddings", 130}, {"type_vocab_size", 1},
-                                 {"layer_norm_eps", 1e-5},        {"pad_token_id", 1},
-                                 {"hidden_dropout_prob", 0.0},    {"attention_probs_dropout_prob", 0.0}};
-  const fs::path path = dir / "config.json";
-  write_file(path, config.dump(2));
-  return path;
-}
-
 TEST(RobertaSquad, ByteLevelWindowsTrainTheSameOnTwoWorkersAndPredict) {
   const TempDir dir;
-  const fs::path config = write_roberta_config(dir);
+  const fs::path config = write_tiny_roberta_config(dir);
   const fs::path squad = fixtures_dir() / "squad_tiny";
   std::vector<std::pair<long, double>> single;
   for (const int workers : {1, 2}) {
