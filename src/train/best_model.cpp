@@ -50,6 +50,11 @@ bool BestModel::observe(const nlohmann::ordered_json& record, std::int64_t step)
   return patience_ > 0 && without_improvement_ >= patience_;
 }
 
+void BestModel::restore(std::optional<double> metric, const std::string& checkpoint) {
+  best_ = metric;
+  if (!checkpoint.empty()) best_checkpoint_ = checkpoint;
+}
+
 void BestModel::saved(std::int64_t step, const std::filesystem::path& checkpoint) {
   if (step == best_step_) best_checkpoint_ = checkpoint;
 }

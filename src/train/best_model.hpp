@@ -27,6 +27,10 @@ class BestModel {
   bool observe(const nlohmann::ordered_json& record, std::int64_t step);
   // A checkpoint was saved at `step`.
   void saved(std::int64_t step, const std::filesystem::path& checkpoint);
+  // Whether the evaluation at `step` is the best so far (its checkpoint becomes the best).
+  bool is_best_step(std::int64_t step) const { return step == best_step_; }
+  // A resumed run's best so far (trainer_state.json's best_metric and best_model_checkpoint).
+  void restore(std::optional<double> metric, const std::string& checkpoint);
 
   const std::optional<std::filesystem::path>& best_checkpoint() const { return best_checkpoint_; }
   std::optional<double> best_metric() const { return best_; }

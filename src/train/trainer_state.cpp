@@ -30,8 +30,9 @@ double TrainerState::epoch() const {
 
 nlohmann::ordered_json TrainerState::to_json() const {
   nlohmann::ordered_json json;
-  json["best_metric"] = nullptr;
-  json["best_model_checkpoint"] = nullptr;
+  json["best_metric"] = best_metric ? nlohmann::ordered_json(*best_metric) : nlohmann::ordered_json(nullptr);
+  json["best_model_checkpoint"] =
+      best_model_checkpoint.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(best_model_checkpoint);
   json["epoch"] = epoch();
   json["global_step"] = global_step;
   json["is_hyper_param_search"] = false;
@@ -65,6 +66,10 @@ TrainerState TrainerState::from_json(const nlohmann::json& json, const std::stri
   state.global_batch_size = get<std::int64_t>(json, "train_batch_size", source);
   const auto history = json.find("log_history");
   if (history != json.end() && history->is_array()) state.log_history = *history;
+  if (const auto best = json.find("best_metric"); best != json.end() && best->is_number()) state.best_metric = best->get<double>();
+  if (const auto best = json.find("best_model_checkpoint"); best != json.end() && best->is_string()) {
+    state.best_model_checkpoint = best->get<std::string>();
+  }
   const auto own = json.find("shmtrain");
   if (own == json.end() || !own->is_object()) {
     fail_input("{}: no \"shmtrain\" section: this checkpoint was not written by shmtrain train", source);

@@ -76,6 +76,7 @@ void TrainingRun::start_or_resume(const StepPlan& plan) {
   if (!resume_.empty()) {
     optim::AdamWState optimizer;
     state_ = load_checkpoint(resume_, inputs_.config, table_, engine_.params(), optimizer);
+    best_.restore(state_.best_metric, state_.best_model_checkpoint);
     engine_.set_optimizer_state(optimizer);
     if (state_.batches_per_epoch != plan.batches_per_epoch || state_.world_size != comm_.size() ||
         state_.global_batch_size != plan.global_batch) {
@@ -170,6 +171,11 @@ void TrainingRun::log_step(const StepPlan& plan, double loss, double grad_norm, 
 void TrainingRun::save() {
   const optim::AdamWState optimizer = engine_.optimizer_state();  // collective when sharded
   if (!leader_) return;
+  // The checkpoint's trainer_state.json already names it when its evaluation is the best.
+  state_.best_metric = best_.best_metric();
+  if (best_.is_best_step(state_.global_step)) {
+    state_.best_model_checkpoint = (options_.output_dir / fmt::format("checkpoint-{}", state_.global_step)).string();
+  }
   const std::filesystem::path path =
       save_checkpoint(options_.output_dir, CheckpointView{inputs_.config, table_, engine_.params(), optimizer, state_,
                                                           *inputs_.tokenizer, options_toml_});

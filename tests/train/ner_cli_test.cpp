@@ -132,6 +132,9 @@ TEST(NerCli, EarlyStoppingEndsWithTheBestCheckpointsModel) {
   EXPECT_LT(f1[f1.size() - 2].first, 320) << "stopped early";
   EXPECT_DOUBLE_EQ(f1.back().second, best) << "the final evaluation scores the best checkpoint's weights";
   EXPECT_TRUE(fs::is_directory(out / fmt::format("checkpoint-{}", best_step))) << "kept through rotation";
+  const nlohmann::json state = nlohmann::json::parse(read_file(out / "trainer_state.json"));
+  EXPECT_DOUBLE_EQ(state.at("best_metric").get<double>(), best);
+  EXPECT_EQ(fs::path(state.at("best_model_checkpoint").get<std::string>()).filename(), fmt::format("checkpoint-{}", best_step));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // (seed, rank, micro-step), so the data position and the step are the whole RNG state.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -27,6 +28,9 @@ struct TrainerState {
   double window_loss_sum = 0;
   std::int64_t window_steps = 0;
   nlohmann::ordered_json log_history = nlohmann::ordered_json::array();
+  // Trainer's best_metric and best_model_checkpoint (load_best_model_at_end, early stopping).
+  std::optional<double> best_metric;
+  std::string best_model_checkpoint;
 
   // Fractional epochs done, as HF logs "epoch".
   double epoch() const;
