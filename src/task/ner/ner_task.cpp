@@ -37,9 +37,10 @@ std::vector<std::string> label_list(const TaggedFile& file) {
 }
 
 // Tokenizes every sentence and aligns its tags to the tokens (file order kept; the first bad
-// sentence in file order is the error).
+// sentence in file order is the error). `word_ids` (when not null) gets each sentence's
+// tokens' word indices.
 data::Dataset tokenize(const TaggedFile& file, const std::vector<std::string>& labels, const text::Tokenizer& tokenizer,
-                       const TaskOptions& options) {
+                       const TaskOptions& options, std::vector<std::vector<std::int32_t>>* word_ids_out = nullptr) {
   std::map<std::string, std::int32_t> ids;
   for (std::size_t i = 0; i < labels.size(); ++i) ids.emplace(labels[i], static_cast<std::int32_t>(i));
   // label_all_tokens: a word's later sub-tokens take I-X for its B-X, when I-X is a label.
@@ -54,6 +55,7 @@ data::Dataset tokenize(const TaggedFile& file, const std::vector<std::string>& l
   data::Dataset dataset;
   dataset.source = file.source;
   dataset.examples.resize(file.sentences.size());
+  if (word_ids_out != nullptr) word_ids_out->assign(file.sentences.size(), {});
   std::mutex mutex;
   std::size_t first_bad = file.sentences.size();
   std::string message;
@@ -73,6 +75,7 @@ data::Dataset tokenize(const TaggedFile& file, const std::vector<std::string>& l
           word_labels.push_back(it->second);
         }
         tokenizer.encode_words(s.words, options.max_seq_length, encoding, word_ids);
+        if (word_ids_out != nullptr) (*word_ids_out)[i] = word_ids;
         data::Example& e = dataset.examples[i];
         e.input_ids = encoding.input_ids;
         e.token_type_ids = encoding.token_type_ids;
@@ -170,14 +173,7 @@ std::unique_ptr<Task> NerTask::load(const TaskOptions& options, const text::Toke
       task->test_words_.push_back(s.words.size());
       s.tags.clear();  // predictions need none; tags the model does not know are no error here
     }
-    task->test_ = tokenize(test, task->labels_.names, tokenizer, options);
-    // Which word each token belongs to: re-derived from the tokenizer, as the examples keep no word ids.
-    for (const TaggedSentence& s : test.sentences) {
-      text::Encoding encoding;
-      std::vector<std::int32_t> word_ids;
-      tokenizer.encode_words(s.words, options.max_seq_length, encoding, word_ids);
-      task->test_words_of_.push_back(std::move(word_ids));
-    }
+    task->test_ = tokenize(test, task->labels_.names, tokenizer, options, &task->test_words_of_);
   }
   return task;
 }
