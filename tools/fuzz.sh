@@ -50,6 +50,7 @@ seed() {  # harness -> the fixture files its corpus starts from
     tokenizer_json_fuzz) make_tokenizer_json && echo build-fuzz/seed/tokenizer.json ;;
     hf_tokenizer_json_fuzz) ls tests/fixtures/tokenizers/*/tokenizer.json tests/fixtures/tokenizers/bad/*/tokenizer.json ;;
     hf_tokenize_text_fuzz) echo tests/fixtures/tokenizers/README.md ;;
+    tagged_file_fuzz) ls tests/fixtures/ner_tiny/dev.txt tests/fixtures/ner_tiny/train.jsonl ;;
     vocab_txt_fuzz | tokenize_text_fuzz) ls tests/fixtures/squad_tiny/vocab.txt ;;
     squad_fuzz) ls tests/fixtures/squad_tiny/train.json tests/fixtures/squad_tiny/dev.json ;;
     train_config_fuzz) ls configs/*.toml ;;
