@@ -22,6 +22,22 @@ const std::string& HfTokenizer::Impl::token(std::int32_t id) const {
 }
 
 namespace {
+void truncate_pair(SequenceTokens& a, SequenceTokens* b, std::size_t budget, const Truncation& truncation);
+}  // namespace
+
+SequenceTokens HfTokenizer::Impl::finish(SequenceTokens a, SequenceTokens* b, bool add_special_tokens,
+                                         const Truncation& truncation) const {
+  if (truncation.max_length > 0) {
+    const std::size_t specials = add_special_tokens ? post_processor->added_tokens(b != nullptr) : 0;
+    if (truncation.max_length < specials) {
+      fail_input("max_length {} is below the {} special tokens the tokenizer adds", truncation.max_length, specials);
+    }
+    truncate_pair(a, b, truncation.max_length - specials, truncation);
+  }
+  return post_processor->process(std::move(a), b, add_special_tokens, names());
+}
+
+namespace {
 
 // tokenizer_config.json's (or special_tokens_map.json's) pad_token, if the folder has one.
 std::optional<std::string> configured_pad_token(const fs::path& folder) {
@@ -209,15 +225,7 @@ TokenizedText HfTokenizer::encode_text(std::string_view text, std::optional<std:
   SequenceTokens b;
   if (pair) b = encode_sequence(*impl_, *pair, -1, 1, "text pair");
   SequenceTokens* pb = pair ? &b : nullptr;
-  if (truncation.max_length > 0) {
-    const std::size_t added = add_special_tokens ? impl_->post_processor->added_tokens(pair.has_value()) : 0;
-    if (truncation.max_length < added) {
-      fail_input("max_length {} is below the {} special tokens the tokenizer adds", truncation.max_length, added);
-    }
-    truncate_pair(a, pb, truncation.max_length - added, truncation);
-  }
-  const auto names = [this](std::int32_t id) -> const std::string& { return impl_->token(id); };
-  return to_public(impl_->post_processor->process(std::move(a), pb, add_special_tokens, names));
+  return to_public(impl_->finish(std::move(a), pb, add_special_tokens, truncation));
 }
 
 TokenizedText HfTokenizer::encode_words(const std::vector<std::string>& words, const std::vector<std::string>* pair_words,
@@ -233,22 +241,14 @@ TokenizedText HfTokenizer::encode_words(const std::vector<std::string>& words, c
   SequenceTokens b;
   if (pair_words != nullptr) b = encode_list(*pair_words, 1);
   SequenceTokens* pb = pair_words != nullptr ? &b : nullptr;
-  if (truncation.max_length > 0) {
-    const std::size_t added = add_special_tokens ? impl_->post_processor->added_tokens(pb != nullptr) : 0;
-    if (truncation.max_length < added) {
-      fail_input("max_length {} is below the {} special tokens the tokenizer adds", truncation.max_length, added);
-    }
-    truncate_pair(a, pb, truncation.max_length - added, truncation);
-  }
-  const auto names = [this](std::int32_t id) -> const std::string& { return impl_->token(id); };
-  return to_public(impl_->post_processor->process(std::move(a), pb, add_special_tokens, names));
+  return to_public(impl_->finish(std::move(a), pb, add_special_tokens, truncation));
 }
 
 TokenizedText HfTokenizer::post_process(TokenizedText a, TokenizedText* b) const {
   SequenceTokens sa = from_public(std::move(a));
   SequenceTokens sb;
   if (b != nullptr) sb = from_public(std::move(*b));
-  const auto names = [this](std::int32_t id) -> const std::string& { return impl_->token(id); };
+  const auto names = impl_->names();
   return to_public(impl_->post_processor->process(std::move(sa), b != nullptr ? &sb : nullptr, true, names));
 }
 
@@ -283,7 +283,7 @@ void HfTokenizer::tokenize(std::string_view text, std::vector<std::int32_t>& ids
 void HfTokenizer::tokenize_with_offsets(std::string_view text, std::vector<std::int32_t>& ids,
                                         std::vector<CharSpan>& offsets, std::string_view what) const {
   // The post-processor's offset rules (byte-level trimming) apply without special tokens too.
-  const auto names = [this](std::int32_t id) -> const std::string& { return impl_->token(id); };
+  const auto names = impl_->names();
   const SequenceTokens a =
       impl_->post_processor->process(encode_sequence(*impl_, text, -1, 0, what), nullptr, false, names);
   ids.insert(ids.end(), a.ids.begin(), a.ids.end());
@@ -299,15 +299,7 @@ void HfTokenizer::encode(std::string_view text_a, std::optional<std::string_view
   SequenceTokens b;
   if (text_b) b = encode_sequence(*impl_, *text_b, -1, 1, "text_b");
   SequenceTokens* pb = text_b ? &b : nullptr;
-  if (options.max_seq_length > 0) {
-    const std::size_t added = impl_->post_processor->added_tokens(pb != nullptr);
-    if (options.max_seq_length < added) {
-      fail_input("max_seq_length {} is below the {} special tokens the tokenizer adds", options.max_seq_length, added);
-    }
-    truncate_pair(a, pb, options.max_seq_length - added, Truncation{options.max_seq_length, TruncationStrategy::kLongestFirst});
-  }
-  const auto names = [this](std::int32_t id) -> const std::string& { return impl_->token(id); };
-  const SequenceTokens t = impl_->post_processor->process(std::move(a), pb, true, names);
+  const SequenceTokens t = impl_->finish(std::move(a), pb, true, Truncation{options.max_seq_length});
   out.input_ids = t.ids;
   out.token_type_ids = t.type_ids;
   out.attention_mask.assign(t.size(), 1);
@@ -333,7 +325,7 @@ std::size_t HfTokenizer::assemble(std::span<const std::int32_t> a, std::optional
     }
     return s;
   };
-  const auto names = [this](std::int32_t id) -> const std::string& { return impl_->token(id); };
+  const auto names = impl_->names();
   const std::int32_t wanted = b ? 1 : 0;
   const auto first_of = [&](const SequenceTokens& t) {
     std::size_t i = 0;

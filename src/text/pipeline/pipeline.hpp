@@ -27,6 +27,14 @@ struct HfTokenizer::Impl {
   std::int32_t pad_id = -1;
 
   const std::string& token(std::int32_t id) const;
+  // token() as the post-processors take it.
+  pipeline::TokenNames names() const {
+    return [this](std::int32_t id) -> const std::string& { return token(id); };
+  }
+  // Truncates a (and b) so that they fit max_length with the special tokens, then
+  // post-processes them: what every encode ends with.
+  pipeline::SequenceTokens finish(pipeline::SequenceTokens a, pipeline::SequenceTokens* b, bool add_special_tokens,
+                                  const Truncation& truncation) const;
 };
 
 namespace pipeline {

@@ -131,7 +131,7 @@ std::unique_ptr<HfTokenizer::Impl> read_tokenizer_json(const fs::path& path, boo
   // Every id the post-processor writes must name a token.
   SequenceTokens none;
   SequenceTokens none_b;
-  const auto names = [&](std::int32_t id) -> const std::string& { return impl->token(id); };
+  const auto names = impl->names();
   for (const bool pair : {false, true}) {
     SequenceTokens a = none;
     SequenceTokens b = none_b;
