@@ -92,8 +92,9 @@ std::string download_command(std::string_view repo_id, HubRepoType type, std::st
   std::string command = fmt::format("huggingface-cli download {}", repo_id);
   if (type == HubRepoType::dataset) command += " --repo-type dataset";
   if (revision != "main") command += fmt::format(" --revision {}", shell_word(std::string(revision)));
-  if (cache.origin == "--cache_dir")
+  if (cache.origin == "--cache_dir") {
     command += fmt::format(" --cache-dir {}", shell_word(cache.path.string()));
+  }
   return command;
 }
 
@@ -115,7 +116,8 @@ std::vector<std::string> sorted_folder_names(const fs::path& folder) {
   std::vector<std::string> names;
   std::error_code error;
   for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
-    if (it->is_directory(error)) names.push_back(it->path().filename().string());
+    std::error_code type_error;
+    if (it->is_directory(type_error)) names.push_back(it->path().filename().string());
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -136,7 +138,8 @@ std::string describe_refs(const fs::path& repo) {
   std::error_code error;
   for (fs::recursive_directory_iterator it(repo / "refs", error), end; !error && it != end;
        it.increment(error)) {
-    if (!it->is_regular_file(error)) continue;
+    std::error_code type_error;
+    if (!it->is_regular_file(type_error)) continue;
     refs.push_back(fmt::format("{} -> {}", fs::relative(it->path(), repo / "refs").string(),
                                read_ref(it->path()).substr(0, 12)));
   }
