@@ -98,8 +98,17 @@ class Reader {
         example.id = id_member(qas[k], q);
         example.question = string_member(qas[k], q, "question");
         example.context = context;
-        const Json& answers = member(qas[k], q, "answers");
+        // SQuAD 2.0: an unanswerable question says is_impossible and has no answers (its
+        // plausible_answers are not answers and are ignored, as datasets' squad_v2 does).
+        const bool impossible = is_impossible(qas[k], q);
+        const auto found = qas[k].find("answers");
+        if (found == qas[k].end() && !impossible) fail(q + ".answers", "missing");
+        static const Json no_answers = Json::array();
+        const Json& answers = found == qas[k].end() ? no_answers : *found;
         if (!answers.is_array()) fail(q + ".answers", "must be a list, got {}", answers.type_name());
+        if (impossible && !answers.empty()) {
+          fail(q + ".answers", "holds {} answer(s) but is_impossible is true", answers.size());
+        }
         for (std::size_t m = 0; m < answers.size(); ++m) {
           const std::string a = fmt::format("{}.answers[{}]", q, m);
           if (!answers[m].is_object()) fail(a, "must be an object, got {}", answers[m].type_name());
@@ -141,6 +150,13 @@ class Reader {
     return value.get<std::int64_t>();
   }
 
+  bool is_impossible(const Json& qa, const std::string& path) const {
+    const auto it = qa.find("is_impossible");
+    if (it == qa.end()) return false;
+    if (!it->is_boolean()) fail(path + ".is_impossible", "must be true or false, got {}", it->dump());
+    return it->get<bool>();
+  }
+
   std::int64_t answer_start(const Json& answer, const std::string& path) const {
     return start_value(member(answer, path, "answer_start"), path + ".answer_start");
   }
@@ -161,8 +177,8 @@ class Reader {
     }
     if (need_answers_ && example.answers.empty()) {
       fail(path + ".answers",
-           "empty; SQuAD v1.1 evaluation scores every question against its gold answers "
-           "(unanswerable SQuAD v2 questions are not supported)");
+           "empty; SQuAD v1.1 evaluation scores every question against its gold answers (for SQuAD 2.0 "
+           "files, whose unanswerable questions have none, pass --version_2_with_negative)");
     }
     out_.examples.push_back(std::move(example));
   }

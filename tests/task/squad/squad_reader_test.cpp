@@ -46,8 +46,42 @@ TEST(Squad, ReadsRunQasFlatForm) {
   EXPECT_TRUE(file.examples[1].answers.empty());  // training: labelled [CLS]
 }
 
+// SQuAD 2.0's official form: is_impossible with no answers and plausible_answers (ignored).
+constexpr const char* kV2 = R"({"version": "v2.0", "data": [{"title": "T", "paragraphs": [
+  {"context": "a b c", "qas": [
+    {"id": "q1", "question": "b?", "answers": [{"text": "b", "answer_start": 2}], "is_impossible": false},
+    {"id": "q2", "question": "z?", "answers": [], "is_impossible": true,
+     "plausible_answers": [{"text": "c", "answer_start": 4}]},
+    {"id": "q3", "question": "y?", "is_impossible": true}]}]}]})";
+
+TEST(Squad, ReadsSquad2UnanswerableQuestions) {
+  const SquadFile file = parse_squad(kV2, "dev-v2.0.json", false);
+  ASSERT_EQ(file.examples.size(), 3u);
+  EXPECT_EQ(file.examples[0].answers.size(), 1u);
+  EXPECT_TRUE(file.examples[1].answers.empty());  // plausible answers are not answers
+  EXPECT_TRUE(file.examples[2].answers.empty());  // impossible: answers may be left out
+  // The flat (datasets squad_v2) form: empty lists.
+  const SquadFile flat = parse_squad(
+      R"({"data": [{"id": "1", "context": "a b", "question": "q?", "answers": {"text": [], "answer_start": []}}]})",
+      "dev.json", false);
+  EXPECT_TRUE(flat.examples[0].answers.empty());
+}
+
 std::string error_for(const std::string& json, bool need_answers = false) {
   return error_of([&] { parse_squad(json, "f.json", need_answers); });
+}
+
+TEST(Squad, Squad2ErrorsAndV1EvaluationRefusesUnanswerableQuestions) {
+  const std::string para = R"({"data": [{"paragraphs": [{"context": "a b", "qas": [)";
+  EXPECT_EQ(error_for(para + R"({"id": "a", "question": "q", "is_impossible": "yes", "answers": []}]}]}]})"),
+            "f.json: data[0].paragraphs[0].qas[0].is_impossible: must be true or false, got \"yes\"");
+  EXPECT_EQ(error_for(para + R"({"id": "a", "question": "q", "is_impossible": true,
+                                  "answers": [{"text": "b", "answer_start": 2}]}]}]}]})"),
+            "f.json: data[0].paragraphs[0].qas[0].answers: holds 1 answer(s) but is_impossible is true");
+  EXPECT_EQ(error_for(kV2, true),
+            "f.json: data[0].paragraphs[0].qas[1].answers: empty; SQuAD v1.1 evaluation scores every question "
+            "against its gold answers (for SQuAD 2.0 files, whose unanswerable questions have none, pass "
+            "--version_2_with_negative)");
 }
 
 TEST(Squad, NestedTooDeepIsRefusedNamingTheFile) {
@@ -100,7 +134,8 @@ TEST(Squad, ErrorsNameTheFileAndTheJsonPath) {
           R"({"data": [{"paragraphs": [)" + para + R"({"id": "a", "question": "q", "answers": []}]}]}]})",
           true),
       "f.json: data[0].paragraphs[0].qas[0].answers: empty; SQuAD v1.1 evaluation scores every question "
-      "against its gold answers (unanswerable SQuAD v2 questions are not supported)");
+      "against its gold answers (for SQuAD 2.0 files, whose unanswerable questions have none, pass "
+      "--version_2_with_negative)");
   EXPECT_EQ(
       error_for(R"({"data": [{"id": "a", "question": "q", "context": "c", "answers": {"text": ["c"]}}]})"),
       "f.json: data[0].answers.answer_start: missing");

@@ -1,10 +1,13 @@
 #pragma once
-// SQuAD v1.1 question-answering data, read from the JSON files the SQuAD site distributes
-// (train-v1.1.json, dev-v1.1.json):
+// SQuAD v1.1 and 2.0 question-answering data, read from the JSON files the SQuAD site
+// distributes (train-v1.1.json, dev-v1.1.json, train-v2.0.json, dev-v2.0.json):
 //   {"data": [{"title": ..., "paragraphs": [{"context": "...",
 //              "qas": [{"id": "...", "question": "...",
 //                       "answers": [{"text": "...", "answer_start": 42}, ...]}]}]}]}
-// or in the flat form Hugging Face's run_qa.py --train_file reads (datasets' squad rows):
+// where SQuAD 2.0's unanswerable questions carry "is_impossible": true and no answers (their
+// "plausible_answers" are ignored, as datasets' squad_v2 loader ignores them),
+// or in the flat form Hugging Face's run_qa.py --train_file reads (datasets' squad and
+// squad_v2 rows; an unanswerable question's lists are empty):
 //   {"data": [{"id": ..., "title": ..., "context": ..., "question": ...,
 //              "answers": {"text": ["..."], "answer_start": [42]}}, ...]}
 // answer_start counts code points (Python str indices), as SQuAD and datasets do.
@@ -39,9 +42,10 @@ struct SquadFile {
 };
 
 // Reads a SQuAD file (either form). Answers must lie inside their context. With
-// `need_answers` (evaluation: SQuAD v1.1 scores every question against its gold answers) a
+// `need_answers` (SQuAD v1.1 evaluation scores every question against its gold answers) a
 // question without answers is an error; for training it is labelled "not in the window"
-// ([CLS]), as run_qa.py does. Ids must be unique.
+// ([CLS]), as run_qa.py does, and SQuAD 2.0's evaluation scores it as a no-answer question.
+// is_impossible true with answers is an error. Ids must be unique.
 SquadFile read_squad_file(const std::filesystem::path& path, bool need_answers);
 
 // The same from text; `source` names it in messages.
