@@ -2,18 +2,60 @@
 
 #include <cstdio>
 #include <exception>
+#include <map>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "hf_arguments.hpp"
 #include "shmtrain/cli/commands.hpp"
+#include "shmtrain/cli/train_option_table.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/launch/launcher.hpp"
 #include "shmtrain/launch/mpi_job.hpp"
 #include "shmtrain/tensor/blas_runtime.hpp"
 
 namespace shmtrain::cli {
+namespace {
+
+// A subcommand's long flags by name, and how each takes its value.
+std::map<std::string, FlagArity> known_flags(const CLI::App& subcommand) {
+  std::map<std::string, FlagArity> known;
+  for (const CLI::Option* option : subcommand.get_options()) {
+    for (const std::string& name : option->get_lnames()) {
+      FlagArity arity = option->get_expected_min() == 0 ? FlagArity::kOptionalBool : FlagArity::kValue;
+      if (const OptionSpec* spec = find_train_option(name);
+          spec != nullptr && subcommand.get_name() == "train" && spec->type == OptionType::kSwitch) {
+        arity = FlagArity::kOptionalSwitch;
+      }
+      known.emplace(name, arity);
+    }
+  }
+  return known;
+}
+
+// The command line with the subcommand's flags in the one spelling CLI11 is given
+// (hf_arguments.hpp); notes about flags without effect go to stderr, from rank 0 only.
+std::vector<std::string> rewrite_arguments(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  if (argc < 2) return args;
+  const CLI::App* subcommand = nullptr;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_name() == args[1]) subcommand = sub;
+  }
+  if (subcommand == nullptr) return args;
+  const bool train = subcommand->get_name() == "train";
+  ArgumentRewrite rewrite = rewrite_hf_arguments(std::span(args).subspan(2), known_flags(*subcommand), train);
+  if (launch::mpi_launcher_rank() == 0) {
+    for (const std::string& note : rewrite.notes) fmt::print(stderr, "shmtrain: note: {}\n", note);
+  }
+  rewrite.args.insert(rewrite.args.begin(), args.begin(), args.begin() + 2);
+  return rewrite.args;
+}
+
+}  // namespace
 
 int run(int argc, char** argv) {
   tensor::prepare_openblas(argv);
@@ -26,8 +68,17 @@ int run(int argc, char** argv) {
       add_bench_command(app), add_train_command(app),
   };
 
+  std::vector<std::string> args;
   try {
-    app.parse(argc, argv);
+    args = rewrite_arguments(app, argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "shmtrain: error: {}\n", e.what());
+    return 2;
+  }
+  std::vector<char*> rewritten;
+  for (std::string& arg : args) rewritten.push_back(arg.data());
+  try {
+    app.parse(static_cast<int>(rewritten.size()), rewritten.data());
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }

@@ -37,6 +37,18 @@ struct TrainCommand {
   MultiNodeFlags multi_node;
 };
 
+std::string help_type_name(OptionType type) {
+  switch (type) {
+    case OptionType::kBool: return "[BOOL]";
+    case OptionType::kSwitch: return "[BOOL|auto]";
+    case OptionType::kInt: return "INT";
+    case OptionType::kFloat: return "FLOAT";
+    case OptionType::kString: return "TEXT";
+    case OptionType::kPath: return "PATH";
+  }
+  return "";
+}
+
 train::TrainOptions resolve_options(const TrainCommand& command) {
   train::TrainOptions options;
   if (!command.config.empty()) apply_config_file(command.config, options);
@@ -152,11 +164,18 @@ Command add_train_command(CLI::App& app) {
       "answering (SQuAD) and evaluate it");
   sub->add_option("--config", command->config,
                   "TOML file of options (keys as the flags below); flags given here override it");
+  const train::TrainOptions defaults;
   for (const OptionSpec& spec : train_option_table()) {
     // Given twice, the last one wins, as with Python's argparse.
     CLI::Option* flag = sub->add_option("--" + spec.name, spec.help)
                             ->group(spec.group)
                             ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    // --help shows every default that is a value (not one decided by the task or the model).
+    flag->type_name(help_type_name(spec.type));
+    if (std::optional<std::string> shown = spec.show(defaults)) {
+      if (shown->size() >= 2 && shown->front() == '"') *shown = shown->substr(1, shown->size() - 2);
+      flag->default_str(*shown);
+    }
     if (spec.type == OptionType::kBool || spec.type == OptionType::kSwitch) {
       flag->expected(0, 1);
     }

@@ -5,11 +5,13 @@
 #include <cmath>
 #include <filesystem>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include "shmtrain/cli/train_option_table.hpp"
 #include "shmtrain/common/error.hpp"
@@ -19,18 +21,12 @@ namespace shmtrain::cli::option_fields {
 
 using train::TrainOptions;
 
+// Through toml++, which escapes what TOML forbids raw (control characters, quotes, backslashes).
 inline std::string toml_string(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default: out += c;
-    }
-  }
-  return out + "\"";
+  std::ostringstream out;
+  const toml::value<std::string> value{std::string(text)};
+  out << toml::default_formatter{value, toml::format_flags::none};
+  return out.str();
 }
 
 inline std::string toml_float(double value) {
@@ -196,5 +192,34 @@ OptionSpec option(std::string name, Member TrainOptions::*member, std::string gr
   return spec;
 }
 
+// TrainingArguments' logging_steps, eval_steps and save_steps: a whole number of steps, or a
+// ratio in (0, 1) of the total steps (its `ratio` member; the step count is then 0).
+inline OptionSpec steps_option(std::string name, std::int64_t TrainOptions::*steps, double TrainOptions::*ratio,
+                               std::string group, std::string help) {
+  OptionSpec spec;
+  spec.name = name;
+  spec.type = OptionType::kFloat;
+  spec.group = std::move(group);
+  spec.help = std::move(help);
+  spec.set = [=](TrainOptions& options, const OptionValue& value, std::string_view where) {
+    const double x = Field<double>::from(value, where, name);
+    constexpr double kMaxSteps = 1e15;
+    if (x > 0 && x < 1) {
+      options.*ratio = x;
+      options.*steps = 0;
+    } else if (x == 0 || (x >= 1 && x <= kMaxSteps && x == std::floor(x))) {
+      options.*ratio = 0;
+      options.*steps = static_cast<std::int64_t>(x);
+    } else {
+      fail_input("{}: {} must be a whole number of steps or a ratio in (0, 1) of the total steps, got {}", where,
+                 name, x);
+    }
+  };
+  spec.show = [=](const TrainOptions& options) -> std::optional<std::string> {
+    if (options.*ratio > 0) return toml_float(options.*ratio);
+    return std::to_string(options.*steps);
+  };
+  return spec;
+}
 
 }  // namespace shmtrain::cli::option_fields

@@ -2,6 +2,7 @@
 #include <charconv>
 #include <string>
 
+#include "hf_arguments.hpp"
 #include "shmtrain/cli/train_option_table.hpp"
 #include "shmtrain/common/error.hpp"
 
@@ -30,10 +31,8 @@ OptionValue parse_option_text(const OptionSpec& spec, std::string_view text) {
       if (value == "auto") return value;
       [[fallthrough]];
     case OptionType::kBool: {
-      std::string lower;
-      for (const char c : value) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-      if (lower.empty() || lower == "true" || lower == "1" || lower == "yes") return true;
-      if (lower == "false" || lower == "0" || lower == "no") return false;
+      if (value.empty()) return true;
+      if (const std::optional<bool> b = parse_bool_word(value)) return *b;
       break;
     }
     case OptionType::kInt: {

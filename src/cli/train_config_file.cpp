@@ -9,6 +9,7 @@
 
 #include "shmtrain/cli/train_option_table.hpp"
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/train/hub_sources.hpp"
 
 namespace shmtrain::cli {
 namespace {
@@ -66,28 +67,44 @@ void check_strategy(const std::string& value, const char* key) {
 }  // namespace
 
 void resolve_task_defaults(train::TrainOptions& options) {
+  // --dataset_name squad is run_qa.py's question answering, glue its GLUE task, ...
+  if (options.task_name.empty() && !options.dataset_name.empty()) {
+    options.task_name = train::dataset_task_name(options.dataset_name, options.dataset_config_name);
+  }
   if (!options.max_seq_length) options.max_seq_length = options.seq_length();
   // TrainingArguments' strategies, as the step counts and epoch flags the trainer runs by.
   if (!options.eval_strategy.empty()) {
     check_strategy(options.eval_strategy, "eval_strategy");
     if (options.eval_strategy == "no") {
       options.eval_steps = 0;
+      options.eval_steps_ratio = 0;
     } else {
       options.do_eval = true;  // as TrainingArguments: a strategy asks for evaluation
       if (options.eval_strategy == "epoch") {
         options.eval_each_epoch = true;
         options.eval_steps = 0;
-      } else if (options.eval_steps == 0) {
-        options.eval_steps = options.logging_steps;  // eval_steps defaults to logging_steps
+        options.eval_steps_ratio = 0;
+      } else if (options.eval_steps == 0 && options.eval_steps_ratio == 0) {
+        // eval_steps defaults to logging_steps
+        options.eval_steps = options.logging_steps;
+        options.eval_steps_ratio = options.logging_steps_ratio;
       }
     }
   }
   check_strategy(options.save_strategy, "save_strategy");
-  if (options.save_strategy != "steps") options.save_steps = 0;
+  if (options.save_strategy != "steps") {
+    options.save_steps = 0;
+    options.save_steps_ratio = 0;
+  }
   options.save_each_epoch = options.save_strategy == "epoch";
   check_strategy(options.logging_strategy, "logging_strategy");
   options.log_each_epoch = options.logging_strategy == "epoch";
-  if (options.logging_strategy != "steps") options.logging_steps = std::numeric_limits<std::int64_t>::max();
+  if (options.logging_strategy != "steps") {
+    options.logging_steps = std::numeric_limits<std::int64_t>::max();
+    options.logging_steps_ratio = 0;
+  } else if (options.logging_steps == 0 && options.logging_steps_ratio == 0) {
+    fail_input("logging_strategy steps needs logging_steps of at least 1 (or a ratio in (0, 1) of the total steps)");
+  }
 }
 
 void validate_train_options(const train::TrainOptions& options) {
@@ -119,20 +136,23 @@ void validate_train_options(const train::TrainOptions& options) {
                options.doc_stride, options.seq_length());
   }
   if (options.load_best_model_at_end || options.early_stopping_patience > 0) {
-    const bool evaluates = options.eval_steps > 0 || options.eval_each_epoch;
+    const bool evaluates = options.eval_steps > 0 || options.eval_steps_ratio > 0 || options.eval_each_epoch;
     if (!evaluates) {
       fail_input("{} needs evaluations during training: set eval_strategy steps or epoch",
                  options.load_best_model_at_end ? "load_best_model_at_end" : "early_stopping_patience");
     }
   }
   if (options.load_best_model_at_end) {
-    const bool same = (options.eval_each_epoch && options.save_each_epoch) ||
+    // Ratios are checked once the total steps are known (step_plan.cpp).
+    const bool ratios = options.eval_steps_ratio > 0 || options.save_steps_ratio > 0;
+    const bool same = (options.eval_each_epoch && options.save_each_epoch) || ratios ||
                       (options.eval_steps > 0 && options.save_steps > 0 && options.save_steps % options.eval_steps == 0);
     if (!same) {
       fail_input("load_best_model_at_end needs checkpoints where evaluations are: save_strategy as eval_strategy, "
                  "and save_steps a multiple of eval_steps");
     }
   }
+  static_cast<void>(options.lr_schedule());  // lr_scheduler_kwargs fit lr_scheduler_type and learning_rate
   if (options.max_steps == 0 || options.max_steps < -1) {
     fail_input("max_steps must be a positive number of steps, or -1 to use num_train_epochs; got {}",
                options.max_steps);

@@ -24,7 +24,13 @@ std::vector<OptionSpec> make_table() {
                     compute = "compute";
   return {
       option("model_name_or_path", &TrainOptions::model_name_or_path, model,
-             "Hugging Face model folder: config.json, model.safetensors, vocab.txt (or tokenizer.json)"),
+             "Hugging Face model folder (config.json, model.safetensors, tokenizer files) or a Hub id "
+             "(ORG/NAME) in the local Hugging Face cache"),
+      option("cache_dir", &TrainOptions::cache_dir, model,
+             "the Hugging Face cache that Hub ids are looked up in (default: $HF_HUB_CACHE, else $HF_HOME/hub, "
+             "else ~/.cache/huggingface/hub); nothing is downloaded"),
+      option("model_revision", &TrainOptions::model_revision, model,
+             "branch, tag or commit of a Hub id's snapshot in the cache"),
       option("config_name", &TrainOptions::config_name, model,
              "config.json (or its folder) to train from randomly initialised weights instead"),
       option("tokenizer_name", &TrainOptions::tokenizer_name, model,
@@ -41,6 +47,11 @@ std::vector<OptionSpec> make_table() {
           "GLUE task read from --data_dir: mrpc, sst2, qqp, qnli, rte, cola, stsb, mnli; or squad (question "
           "answering, SQuAD v1.1 JSON files); or ner, pos, chunk (token classification, run_ner's CoNLL or "
           "JSON Lines files)"),
+      option("dataset_name", &TrainOptions::dataset_name, data,
+             "a dataset of the local Hugging Face cache, read from its parquet files: squad, squad_v2, glue "
+             "(with --dataset_config_name mrpc, ...), conll2003 or ORG/NAME; nothing is downloaded"),
+      option("dataset_config_name", &TrainOptions::dataset_config_name, data,
+             "the dataset's configuration (glue: the task; default: its only one)"),
       option("data_dir", &TrainOptions::data_dir, data,
              "folder with the GLUE task's train.tsv and dev.tsv (squad: train-v1.1.json and dev-v1.1.json)"),
       option(
@@ -65,6 +76,8 @@ std::vector<OptionSpec> make_table() {
              at_least_one),
       option("max_eval_samples", &TrainOptions::max_eval_samples, data, "use the first N evaluation examples",
              at_least_one),
+      option("max_predict_samples", &TrainOptions::max_predict_samples, data,
+             "use the first N examples of --do_predict's data", at_least_one),
       option("doc_stride", &TrainOptions::doc_stride, data,
              "squad: tokens shared by consecutive windows of a context longer than max_seq_length allows",
              non_negative),
@@ -72,6 +85,11 @@ std::vector<OptionSpec> make_table() {
              "squad: start and end candidates per window when picking the answer", at_least_one),
       option("max_answer_length", &TrainOptions::max_answer_length, data, "squad: longest answer, in tokens",
              at_least_one),
+      option("version_2_with_negative", &TrainOptions::version_2_with_negative, data,
+             "squad: SQuAD 2.0 files, where some questions have no answer (scored with squad_v2's metric)"),
+      option("null_score_diff_threshold", &TrainOptions::null_score_diff_threshold, data,
+             "squad with version_2_with_negative: answer \"\" when the null score beats the best span's by more "
+             "than this"),
       option("text_column_name", &TrainOptions::text_column_name, data,
              "ner/pos/chunk JSON Lines: the column of word lists (default tokens)"),
       option("label_column_name", &TrainOptions::label_column_name, data,
@@ -108,7 +126,12 @@ std::vector<OptionSpec> make_table() {
              "micro-batches per optimizer step", between(1, kMaxBatchCount)),
       option("learning_rate", &TrainOptions::learning_rate, optim, "peak learning rate of AdamW", positive),
       option("lr_scheduler_type", &TrainOptions::lr_scheduler_type, optim,
-             "linear, constant, constant_with_warmup or cosine"),
+             "linear, cosine, cosine_with_restarts, polynomial, constant, constant_with_warmup, inverse_sqrt or "
+             "cosine_with_min_lr (Hugging Face's formulas)"),
+      option("lr_scheduler_kwargs", &TrainOptions::lr_scheduler_kwargs, optim,
+             "the schedule's extra arguments as a JSON object: cosine, cosine_with_restarts num_cycles; "
+             "polynomial lr_end, power; inverse_sqrt timescale; cosine_with_min_lr num_cycles and min_lr or "
+             "min_lr_rate (e.g. '{\"num_cycles\": 2}')"),
       option("warmup_ratio", &TrainOptions::warmup_ratio, optim, "fraction of the steps spent warming up",
              probability),
       option("warmup_steps", &TrainOptions::warmup_steps, optim,
@@ -131,12 +154,12 @@ std::vector<OptionSpec> make_table() {
              "tokens (the longest rows first, each to the lightest worker); the same rows, the same results "
              "(default true; false deals as DistributedSampler does)"),
 
-      option("logging_steps", &TrainOptions::logging_steps, log,
-             "log loss and learning rate to metrics.jsonl every N steps", at_least_one),
-      option("eval_steps", &TrainOptions::eval_steps, log, "also evaluate every N steps; 0: only at the end",
-             non_negative),
-      option("save_steps", &TrainOptions::save_steps, log, "save a checkpoint every N steps; 0: never",
-             non_negative),
+      steps_option("logging_steps", &TrainOptions::logging_steps, &TrainOptions::logging_steps_ratio, log,
+                   "log loss and learning rate to metrics.jsonl every N steps (below 1: that ratio of the total)"),
+      steps_option("eval_steps", &TrainOptions::eval_steps, &TrainOptions::eval_steps_ratio, log,
+                   "also evaluate every N steps (below 1: that ratio of the total); 0: only at the end"),
+      steps_option("save_steps", &TrainOptions::save_steps, &TrainOptions::save_steps_ratio, log,
+                   "save a checkpoint every N steps (below 1: that ratio of the total); 0: never"),
       option("eval_strategy", &TrainOptions::eval_strategy, log,
              "no, steps (every eval_steps, default logging_steps) or epoch; steps and epoch turn on do_eval"),
       option("evaluation_strategy", &TrainOptions::eval_strategy, log, "the older name of eval_strategy"),

@@ -18,6 +18,13 @@ int mpi_launcher_world_size() {
   return 0;
 }
 
+int mpi_launcher_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK"}) {
+    if (const char* value = std::getenv(name); value != nullptr) return std::atoi(value);
+  }
+  return 0;
+}
+
 bool mpi_built_in() {
 #if defined(SHMTRAIN_HAVE_MPI)
   return true;

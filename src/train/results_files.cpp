@@ -7,6 +7,12 @@ namespace {
 
 double per_second(double count, double seconds) { return seconds > 0 ? count / seconds : 0.0; }
 
+// As Trainer.save_metrics writes them: json.dump(metrics, f, indent=4, sort_keys=True).
+std::string as_trainer_writes(const nlohmann::ordered_json& results) {
+  const nlohmann::json sorted = results;  // std::map: keys in byte order, Python's for ASCII keys
+  return sorted.dump(4) + "\n";
+}
+
 }  // namespace
 
 void write_results_files(const std::filesystem::path& dir, const std::optional<TrainResults>& train,
@@ -21,7 +27,7 @@ void write_results_files(const std::filesystem::path& dir, const std::optional<T
     results["train_samples_per_second"] = per_second(static_cast<double>(train->samples_seen), train->seconds);
     results["train_steps_per_second"] = per_second(static_cast<double>(train->steps_run), train->seconds);
     results["total_steps"] = train->total_steps;
-    io::write_file_atomically(dir / "train_results.json", results.dump(2) + "\n");
+    io::write_file_atomically(dir / "train_results.json", as_trainer_writes(results));
     all = results;
   }
   if (eval) {
@@ -30,10 +36,10 @@ void write_results_files(const std::filesystem::path& dir, const std::optional<T
     for (const auto& [key, value] : eval->items()) {
       if (key.rfind("eval_", 0) == 0) results[key] = value;
     }
-    io::write_file_atomically(dir / "eval_results.json", results.dump(2) + "\n");
+    io::write_file_atomically(dir / "eval_results.json", as_trainer_writes(results));
     for (const auto& [key, value] : results.items()) all[key] = value;
   }
-  io::write_file_atomically(dir / "all_results.json", all.dump(2) + "\n");
+  io::write_file_atomically(dir / "all_results.json", as_trainer_writes(all));
 }
 
 }  // namespace shmtrain::train

@@ -4,6 +4,7 @@
 
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/model/hf_config.hpp"
+#include "shmtrain/train/hub_sources.hpp"
 
 namespace shmtrain::train {
 namespace {
@@ -89,8 +90,10 @@ void check_token_ranges(const std::optional<data::Dataset>& dataset, const model
 
 }  // namespace
 
-RunInputs load_run_inputs(const TrainOptions& options) {
-  options.batch_padding();  // conflicting padding options fail before anything is read
+RunInputs load_run_inputs(const TrainOptions& given) {
+  given.batch_padding();  // conflicting padding options fail before anything is read
+  const TrainOptions options = with_local_model_paths(given);
+  std::optional<HubDataset> dataset = resolve_hub_dataset(options);
   fs::path config_path;
   fs::path weights;
   locate_model(options, config_path, weights);
@@ -129,7 +132,8 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   }
 
   task::TaskOptions data_options;
-  data_options.task_name = options.task_name;
+  data_options.task_name = dataset ? dataset->task_name : options.task_name;
+  if (dataset) data_options.dataset = std::move(dataset->splits);
   data_options.data_dir = options.data_dir;
   data_options.train_file = options.train_file;
   data_options.validation_file = options.validation_file;
@@ -138,8 +142,13 @@ RunInputs load_run_inputs(const TrainOptions& options) {
   data_options.doc_stride = static_cast<std::size_t>(options.doc_stride);
   if (options.max_train_samples) data_options.max_train_samples = static_cast<std::size_t>(*options.max_train_samples);
   if (options.max_eval_samples) data_options.max_eval_samples = static_cast<std::size_t>(*options.max_eval_samples);
+  if (options.max_predict_samples) {
+    data_options.max_predict_samples = static_cast<std::size_t>(*options.max_predict_samples);
+  }
   data_options.n_best_size = options.n_best_size;
   data_options.max_answer_length = options.max_answer_length;
+  data_options.version_2_with_negative = options.version_2_with_negative;
+  data_options.null_score_diff_threshold = options.null_score_diff_threshold;
   data_options.text_column_name = options.text_column_name;
   data_options.label_column_name = options.label_column_name;
   data_options.label_all_tokens = options.label_all_tokens;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "shmtrain/common/error.hpp"
+
 namespace shmtrain::train {
 
 StepPlan plan_steps(const TrainOptions& options, std::int64_t rows, int world) {
@@ -22,6 +24,19 @@ StepPlan plan_steps(const TrainOptions& options, std::int64_t rows, int world) {
                           : static_cast<std::int64_t>(
                                 std::ceil(options.warmup_ratio * static_cast<double>(plan.total_steps)));
   plan.global_batch = options.per_device_train_batch_size * world * options.gradient_accumulation_steps;
+  const auto every = [&](std::int64_t steps, double ratio) {
+    return ratio > 0 ? static_cast<std::int64_t>(std::ceil(static_cast<double>(plan.total_steps) * ratio)) : steps;
+  };
+  plan.logging_steps = every(options.logging_steps, options.logging_steps_ratio);
+  plan.eval_steps = every(options.eval_steps, options.eval_steps_ratio);
+  plan.save_steps = every(options.save_steps, options.save_steps_ratio);
+  if (options.load_best_model_at_end && !options.eval_each_epoch &&
+      (options.eval_steps_ratio > 0 || options.save_steps_ratio > 0) &&
+      (plan.eval_steps == 0 || plan.save_steps == 0 || plan.save_steps % plan.eval_steps != 0)) {
+    fail_input("load_best_model_at_end needs checkpoints where evaluations are: save_steps ({} of {} steps) must "
+               "be a multiple of eval_steps ({})",
+               plan.save_steps, plan.total_steps, plan.eval_steps);
+  }
   return plan;
 }
 

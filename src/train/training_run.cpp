@@ -137,7 +137,7 @@ void TrainingRun::log_step(const StepPlan& plan, double loss, double grad_norm, 
   state_.window_loss_sum += loss;
   ++state_.window_steps;
   const bool last = state_.global_step == plan.total_steps;
-  if (state_.global_step % options_.logging_steps != 0 && !last && !(options_.log_each_epoch && epoch_end)) return;
+  if (state_.global_step % plan.logging_steps != 0 && !last && !(options_.log_each_epoch && epoch_end)) return;
   const double seconds = seconds_since(window_start_);
   nlohmann::ordered_json record;
   record["step"] = state_.global_step;
@@ -205,10 +205,10 @@ void TrainingRun::train(const StepPlan& plan, TrainSummary& summary) {
   window_start_ = start;
   // Every worker starts from rank 0's weights (loaded or initialised identically anyway).
   engine_.sync_parameters();
+  const optim::LrScheduleSpec schedule = options_.lr_schedule();
   while (state_.global_step < plan.total_steps) {
-    const double lr =
-        options_.learning_rate * optim::lr_multiplier(options_.lr_scheduler_type, state_.global_step,
-                                                      plan.total_steps, plan.warmup_steps);
+    const double lr = options_.learning_rate *
+                      optim::lr_multiplier(schedule, state_.global_step, plan.total_steps, plan.warmup_steps);
     const StepResult step = train_step(plan, static_cast<float>(lr));
     ++state_.global_step;
     ++steps_run_;

@@ -43,12 +43,12 @@ bool TrainingRun::after_step(const StepPlan& plan, bool epoch_end) {
   const bool last = step == plan.total_steps && !options_.load_best_model_at_end;
   bool stop = false;
   if (options_.do_eval && !last &&
-      ((options_.eval_steps > 0 && step % options_.eval_steps == 0) || (options_.eval_each_epoch && epoch_end))) {
+      ((plan.eval_steps > 0 && step % plan.eval_steps == 0) || (options_.eval_each_epoch && epoch_end))) {
     const nlohmann::ordered_json record = run_evaluation(step, state_.epoch());
     record_evaluation(record, plan.total_steps);
     stop = best_.observe(record, step);
   }
-  if ((options_.save_steps > 0 && step % options_.save_steps == 0) || (options_.save_each_epoch && epoch_end)) save();
+  if ((plan.save_steps > 0 && step % plan.save_steps == 0) || (options_.save_each_epoch && epoch_end)) save();
   if (stop) {
     print_line(fmt::format("early stopping at step {}: {} evaluations without {} improving on {}", step,
                            options_.early_stopping_patience, best_.metric(), *best_.best_metric()));

@@ -38,6 +38,10 @@ bool started_by_mpi_launcher();
 // MV2_COMM_WORLD_SIZE), 0 when it names none.
 int mpi_launcher_world_size();
 
+// This process's rank in the launcher's environment (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK,
+// MV2_COMM_WORLD_RANK), 0 when it names none: who prints what every rank would print alike.
+int mpi_launcher_rank();
+
 // True when this build has the MPI bridge (CMake found MPI).
 bool mpi_built_in();
 

@@ -30,18 +30,31 @@
 
 namespace shmtrain::task {
 
+// A dataset of the local Hugging Face cache (--dataset_name), found by train/ through io's
+// cache: the parquet shards of each split, in shard order. Empty splits are absent.
+struct DatasetSplits {
+  std::string name;  // "nyu-mll/glue (mrpc)", for messages
+  std::vector<std::filesystem::path> train;
+  std::vector<std::filesystem::path> validation;  // MNLI: validation_matched
+  std::vector<std::filesystem::path> test;        // MNLI: test_matched
+};
+
 struct TaskOptions {
   std::string task_name;             // "" (custom files), a GLUE task, or squad
   std::filesystem::path data_dir;    // with task_name: the task's folder of files
   std::filesystem::path train_file;  // the user's own files (run_glue's --train_file/--validation_file)
   std::filesystem::path validation_file;
   std::filesystem::path test_file;  // --do_predict's data; labels optional
+  std::optional<DatasetSplits> dataset;  // instead of data_dir and the files
   std::size_t max_seq_length = 128;
   std::optional<std::size_t> max_train_samples;  // keep the first N rows (the scripts' options)
   std::optional<std::size_t> max_eval_samples;
+  std::optional<std::size_t> max_predict_samples;
   std::size_t doc_stride = 128;  // squad: overlap of a context's windows, in tokens (run_qa's)
   std::int64_t n_best_size = 20;       // squad post-processing (run_qa's)
   std::int64_t max_answer_length = 30;
+  bool version_2_with_negative = false;  // squad: SQuAD 2.0, questions without answers allowed
+  double null_score_diff_threshold = 0.0;  // squad v2: predict "" when null - best span > this
   // Token classification (run_ner.py's options and defaults).
   std::string text_column_name;   // "": tokens
   std::string label_column_name;  // "": <task_name>_tags

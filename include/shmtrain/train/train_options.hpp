@@ -29,9 +29,17 @@ struct TrainOptions {
   std::optional<bool> do_lower_case;
   std::optional<double> hidden_dropout_prob;
   std::optional<double> attention_probs_dropout_prob;
+  // A Hub id (ORG/NAME) in place of a folder is looked up in the local Hugging Face cache
+  // (io/hub_cache.hpp): cache_dir, else $HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub.
+  std::filesystem::path cache_dir;
+  std::string model_revision = "main";  // branch, tag or commit of a Hub id
 
   // Data.
   std::string task_name;
+  // A dataset of the local Hugging Face cache (--dataset_name squad, glue + mrpc, ORG/NAME):
+  // its parquet splits, read as the files of the task it names.
+  std::string dataset_name;
+  std::string dataset_config_name;
   std::filesystem::path data_dir;
   std::filesystem::path train_file;
   std::filesystem::path validation_file;
@@ -44,10 +52,15 @@ struct TrainOptions {
   std::optional<bool> pad_to_max_length;
   std::optional<std::int64_t> max_train_samples;
   std::optional<std::int64_t> max_eval_samples;
+  std::optional<std::int64_t> max_predict_samples;
   // Question answering (run_qa.py's options and defaults).
   std::int64_t doc_stride = 128;        // overlap of a long context's windows, in tokens
   std::int64_t n_best_size = 20;        // start and end candidates per window in post-processing
   std::int64_t max_answer_length = 30;  // longest answer, in tokens
+  // SQuAD 2.0: questions may have no answer; "" is predicted when the best span's score trails
+  // the null ([CLS]) score by more than null_score_diff_threshold.
+  bool version_2_with_negative = false;
+  double null_score_diff_threshold = 0.0;
   // Token classification (run_ner.py's options and defaults).
   std::string text_column_name;   // "": tokens
   std::string label_column_name;  // "": <task_name>_tags
@@ -72,6 +85,9 @@ struct TrainOptions {
   std::int64_t gradient_accumulation_steps = 1;
   double learning_rate = 5e-5;
   optim::LrSchedule lr_scheduler_type = optim::LrSchedule::kLinear;
+  // TrainingArguments' lr_scheduler_kwargs: a JSON object of the schedule's extra arguments
+  // (e.g. {"num_cycles": 2}); "" means none.
+  std::string lr_scheduler_kwargs;
   double warmup_ratio = 0.0;
   std::int64_t warmup_steps = 0;
   double weight_decay = 0.0;
@@ -93,6 +109,11 @@ struct TrainOptions {
   std::int64_t logging_steps = 500;
   std::int64_t eval_steps = 0;  // 0: evaluate at the end only
   std::int64_t save_steps = 500;  // 0: no checkpoints during training
+  // TrainingArguments' float form of the three: a value in (0, 1) is a ratio of the total
+  // steps, every ceil(total x ratio) steps (step_plan.hpp resolves it); 0: the steps above.
+  double logging_steps_ratio = 0.0;
+  double eval_steps_ratio = 0.0;
+  double save_steps_ratio = 0.0;
   // TrainingArguments' strategies: "no", "steps" or "epoch" ("" for eval: unset). The CLI
   // resolves them into the fields above and the *_each_epoch flags (cli/train_config_file).
   std::string eval_strategy;
@@ -133,6 +154,11 @@ struct TrainOptions {
   // max_seq_length, or the default of the script the task comes from: run_qa.py's 384 for
   // question answering, run_glue.py's 128 otherwise.
   std::int64_t seq_length() const { return max_seq_length.value_or(question_answering() ? 384 : 128); }
+  // The learning-rate schedule with lr_scheduler_kwargs applied; throws InputError for
+  // arguments the schedule does not take or refuses (optim::make_lr_schedule).
+  optim::LrScheduleSpec lr_schedule() const {
+    return optim::make_lr_schedule(lr_scheduler_type, lr_scheduler_kwargs, learning_rate);
+  }
   // padding, or what pad_to_max_length asks for; throws InputError when the two disagree.
   data::Padding batch_padding() const {
     if (!pad_to_max_length) return padding.value_or(data::Padding::kNone);
