@@ -11,7 +11,7 @@ namespace shmtrain::comm {
 
 void run_in_threads(const SegmentConfig& config, const ShmOptions& options,
                     const std::function<void(Communicator&)>& fn) {
-  Segment segment = Segment::create_private(config);
+  Segment segment = Segment::create_anonymous(config);
   std::mutex mutex;
   std::exception_ptr first_cause;
   std::exception_ptr first_any;

@@ -10,8 +10,7 @@ int run_in_this_process(const topo::PlacementPlan& plan, const WorkerFunction& w
                         .world_size = 1,
                         .placement = plan.workers.front(),
                         .communicator = communicator,
-                        .bound = false,
-                        .segment_name = {}};
+                        .bound = false};
   return worker(context);
 }
 

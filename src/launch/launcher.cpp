@@ -73,18 +73,6 @@ class SignalRouting {
   int fd_ = -1;
 };
 
-// Removes the job's segment on every way out of launch_workers().
-class SegmentGuard {
- public:
-  explicit SegmentGuard(comm::Segment& segment) : segment_(segment) {}
-  ~SegmentGuard() { segment_.unlink(); }
-  SegmentGuard(const SegmentGuard&) = delete;
-  SegmentGuard& operator=(const SegmentGuard&) = delete;
-
- private:
-  comm::Segment& segment_;
-};
-
 void make_pipe(int fds[2]) {
   if (pipe2(fds, O_CLOEXEC) != 0) throw_errno("pipe2 for a worker's output");
 }
@@ -108,14 +96,10 @@ void launch_workers(const topo::Topology& topology, const topo::PlacementPlan& p
                             "be forked before any other thread starts (oneTBB, std::thread)",
                             threads, blas_pool));
   }
-  for (const comm::StaleSegment& stale : comm::remove_stale_segments()) {
-    fmt::print(stderr, "shmtrain: removed the stale segment /dev/shm/{} of a job whose launcher (pid {}) is gone\n",
-               stale.name, stale.launcher_pid);
-  }
 
+  // Mapped before fork, inherited by every worker, gone with the last of them: nothing in /dev/shm.
   const int world = static_cast<int>(plan.workers.size());
-  comm::Segment segment = comm::Segment::create({world, options.slot_bytes, options.arena_bytes});
-  SegmentGuard remove_segment(segment);
+  const comm::Segment segment = comm::Segment::create_anonymous({world, options.slot_bytes, options.arena_bytes});
   SignalRouting signals;
 
   std::vector<ChildProcess> children;
@@ -136,8 +120,8 @@ void launch_workers(const topo::Topology& topology, const topo::PlacementPlan& p
       const pid_t pid = fork();
       if (pid < 0) throw_errno(fmt::format("fork for worker {}", rank));
       if (pid == 0) {
-        WorkerSetup setup{&topology, &plan,    &options, &worker, segment.bytes(), segment.name(),
-                          getppid(),  rank,     out[1],   err[1],  launcher_fds};
+        WorkerSetup setup{&topology, &plan, &options, &worker, segment.bytes(),
+                          getppid(),  rank,  out[1],   err[1],  launcher_fds};
         run_worker_process(setup);
       }
       child.pid = pid;

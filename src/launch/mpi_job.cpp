@@ -177,7 +177,7 @@ int MpiJob::run(const LaunchOptions& options, const WorkerFunction& worker) {
                  "shmtrain: removed the stale segment /dev/shm/{} of a job whose launcher (pid {}) is gone\n",
                  stale.name, stale.launcher_pid);
     }
-    segment.emplace(comm::Segment::create({hosts.local_size, options.slot_bytes, options.arena_bytes}, name));
+    segment.emplace(comm::Segment::create_named({hosts.local_size, options.slot_bytes, options.arena_bytes}, name));
   });
   together([&] {
     if (hosts.local_rank != 0) segment.emplace(comm::Segment::open(name));
@@ -194,8 +194,7 @@ int MpiJob::run(const LaunchOptions& options, const WorkerFunction& worker) {
         hosts.column_comm,
         {.timeout = shm.transport.timeout, .threads = placement.entry.threads, .watch = header});
     comm::HierarchicalCommunicator communicator(local, column);
-    WorkerContext context{communicator.rank(), communicator.size(), placement.entry,
-                          communicator,        placement.bound,     name};
+    WorkerContext context{communicator.rank(), communicator.size(), placement.entry, communicator, placement.bound};
     code = worker(context);
   } catch (const comm::PeerFailure& e) {
     abort_job(header,

@@ -41,12 +41,8 @@ int run(const WorkerSetup& setup) {
     comm::ShmOptions options = setup.options->comm;
     options.transport.threads = entry.threads;
     comm::ShmCommunicator communicator(setup.segment, setup.rank, options);
-    WorkerContext context{setup.rank,
-                          static_cast<int>(setup.plan->workers.size()),
-                          entry,
-                          communicator,
-                          setup.plan->bind,
-                          setup.segment_name};
+    WorkerContext context{setup.rank, static_cast<int>(setup.plan->workers.size()), entry, communicator,
+                          setup.plan->bind};
     try {
       return (*setup.function)(context);
     } catch (const comm::PeerFailure& e) {

@@ -3,7 +3,6 @@
 #include <sys/types.h>
 
 #include <span>
-#include <string>
 #include <vector>
 
 #include "shmtrain/launch/launcher.hpp"
@@ -16,7 +15,6 @@ struct WorkerSetup {
   const LaunchOptions* options;
   const WorkerFunction* function;
   std::span<std::byte> segment;
-  std::string segment_name;
   pid_t launcher_pid;
   int rank;
   int stdout_fd;                  // -1: keep the launcher's

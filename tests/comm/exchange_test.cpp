@@ -5,8 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -118,7 +121,7 @@ TEST(ExchangeErrors, APeerThatNeverComesTimesOut) {
 }
 
 TEST(Segment, IsCreated0600WithAVersionedHeaderAndRemovedByUnlink) {
-  comm::Segment segment = comm::Segment::create({3, 4096, 8192});
+  comm::Segment segment = comm::Segment::create_named({3, 4096, 8192});
   const std::string path = "/dev/shm/" + segment.name();
   struct stat st{};
   ASSERT_EQ(stat(path.c_str(), &st), 0);
@@ -134,13 +137,44 @@ TEST(Segment, IsCreated0600WithAVersionedHeaderAndRemovedByUnlink) {
   EXPECT_NE(stat(path.c_str(), &st), 0);
 }
 
+// One host: the launcher maps the segment anonymously before it forks; the workers inherit it
+// and nothing of it is a file (in /proc/<pid>/maps shared anonymous memory reads "/dev/zero").
+TEST(Segment, AnAnonymousSegmentIsSharedWithForkedChildrenAndHasNoName) {
+  comm::Segment segment = comm::Segment::create_anonymous({2, 4096, 8192});
+  EXPECT_EQ(segment.name(), "");
+  segment.unlink();  // nothing to remove
+  const comm::SegmentHeader& header = comm::validate_segment(segment.bytes());
+  EXPECT_EQ(header.world_size, 2u);
+  EXPECT_EQ(header.launcher_pid, getpid());
+
+  const auto start = reinterpret_cast<std::uintptr_t>(segment.bytes().data());
+  std::ifstream maps("/proc/self/maps");
+  std::string mapping;
+  for (std::string line; std::getline(maps, line);) {
+    if (std::stoull(line.substr(0, line.find('-')), nullptr, 16) == start) mapping = line;
+  }
+  EXPECT_NE(mapping.find(" rw-s "), std::string::npos) << mapping;
+  EXPECT_NE(mapping.find("/dev/zero"), std::string::npos) << mapping;
+
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    comm::rank_control(segment.bytes(), 1).steps.store(42);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(comm::rank_control(segment.bytes(), 1).steps.load(), 42u);
+}
+
 // Under an MPI launcher, local rank 0 creates the host's segment by name, its peers open it,
 // and the name goes as soon as all have it mapped: what one maps, the others see.
 TEST(Segment, OpensByNameAndStaysMappedAfterUnlink) {
   const std::string name = "shmtrain-" + comm::make_job_token() + "-1";
-  comm::Segment created = comm::Segment::create({2, 4096, 8192}, name);
+  comm::Segment created = comm::Segment::create_named({2, 4096, 8192}, name);
   EXPECT_EQ(created.name(), name);
-  EXPECT_THROW(comm::Segment::create({2, 4096, 8192}, name), SystemError);
+  EXPECT_THROW(comm::Segment::create_named({2, 4096, 8192}, name), SystemError);
   comm::Segment opened = comm::Segment::open(name);
   ASSERT_EQ(opened.bytes().size(), created.bytes().size());
   created.unlink();
@@ -158,7 +192,7 @@ TEST(Segment, OpensByNameAndStaysMappedAfterUnlink) {
 
 TEST(Segment, ASegmentLargerThanDevShmIsRefusedWithWhatToDo) {
   try {
-    comm::Segment::create({2, 4096, std::size_t{1} << 50});
+    comm::Segment::create_named({2, 4096, std::size_t{1} << 50});
     FAIL() << "a 2 PiB segment was created";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("/dev/shm has"), std::string::npos) << e.what();
@@ -172,8 +206,8 @@ TEST(Segment, StaleSegmentsOfDeadLaunchersAreRemovedLiveOnesKept) {
   if (child == 0) _exit(0);
   ASSERT_EQ(waitpid(child, nullptr, 0), child);
 
-  comm::Segment live = comm::Segment::create({1, 4096, 0});
-  comm::Segment dead = comm::Segment::create({1, 4096, 0});
+  comm::Segment live = comm::Segment::create_named({1, 4096, 0});
+  comm::Segment dead = comm::Segment::create_named({1, 4096, 0});
   dead.header().launcher_pid = child;  // a launcher that has exited
   const std::vector<comm::StaleSegment> removed = comm::remove_stale_segments();
   bool removed_dead = false;

@@ -56,6 +56,29 @@ TEST(Cli, BenchAllreducePrintsVerifiedJsonPerSize) {
   EXPECT_EQ(lines, 2u);
 }
 
+// Docker gives a container a 64 MiB /dev/shm. A one-host job maps its segment anonymously
+// (comm/shm/segment.hpp) and does not use /dev/shm, so a 2-worker all-reduce whose segment is
+// over twice that size (2 workers x 64 MiB arena + staging) runs under such a /dev/shm: a
+// private mount namespace with a 64 MiB tmpfs on /dev/shm, as root.
+TEST(Cli, TwoWorkersRunWithA64MiBDevShmAsInADockerContainer) {
+  const std::string mount = "mount -t tmpfs -o size=64m tmpfs /dev/shm";
+  const CliRun probe = run_command("unshare -m sh -c '" + mount + "'");
+  if (probe.exit_code != 0) {
+    GTEST_SKIP() << "cannot mount a private /dev/shm here (unshare -m and mount need root or CAP_SYS_ADMIN): "
+                 << probe.output();
+  }
+  const std::string size = "df -m --output=size /dev/shm | tail -n 1 | tr -d \" \"";
+  const std::string bench = " bench allreduce --nproc_per_node 2 --sizes 64M --iters 2 --json";
+  const CliRun run = run_command("unshare -m sh -c '" + mount + " && echo dev_shm_mib=$(" + size + ") && exec " +
+                                 shmtrain_binary().string() + bench + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.output();
+  EXPECT_NE(run.out.find("dev_shm_mib=64\n"), std::string::npos) << run.out;
+  const std::string json = run.out.substr(run.out.find('{'));
+  const nlohmann::json row = nlohmann::json::parse(json.substr(0, json.find('\n')));
+  EXPECT_TRUE(row.at("verified").get<bool>()) << run.out;
+  EXPECT_EQ(row.at("workers").get<int>(), 2);
+}
+
 std::set<std::string> shmtrain_segments() {
   std::set<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator("/dev/shm")) {

@@ -6,14 +6,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "shmtrain/comm/shm/segment.hpp"
 #include "shmtrain/launch/launcher.hpp"
 #include "support/test_support.hpp"
 
@@ -96,9 +101,8 @@ inline LauncherResult finish_launcher(ForkedLauncher& launcher, std::chrono::sec
   return result;
 }
 
-// Worker side: records this worker's pid and the segment name in `dir`.
+// Worker side: records this worker's pid in `dir`.
 inline void record_worker(const std::filesystem::path& dir, const launch::WorkerContext& context) {
-  write_file(dir / fmt::format("segment.{}", context.rank), context.segment_name);
   write_file(dir / fmt::format("pid.{}.tmp", context.rank), std::to_string(getpid()));
   std::filesystem::rename(dir / fmt::format("pid.{}.tmp", context.rank), dir / fmt::format("pid.{}", context.rank));
 }
@@ -116,6 +120,39 @@ inline std::vector<pid_t> wait_for_workers(const std::filesystem::path& dir, int
   return pids;
 }
 
-inline bool shm_exists(const std::string& name) { return std::filesystem::exists("/dev/shm/" + name); }
+// What process `pid` holds of /dev/shm: the mappings (/proc/<pid>/maps, a removed file too:
+// "/dev/shm/x (deleted)") and open descriptors (/proc/<pid>/fd) of files there, one line each.
+inline std::vector<std::string> dev_shm_files_held(pid_t pid) {
+  std::vector<std::string> held;
+  std::ifstream maps(fmt::format("/proc/{}/maps", pid));
+  for (std::string line; std::getline(maps, line);) {
+    if (line.find(" /dev/shm/") != std::string::npos) held.push_back("mapped: " + line);
+  }
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(fmt::format("/proc/{}/fd", pid), error)) {
+    const std::string target = std::filesystem::read_symlink(entry.path(), error).string();
+    if (target.starts_with("/dev/shm/")) held.push_back("open: " + target);
+  }
+  return held;
+}
+
+// The shmtrain segments in /dev/shm whose header names one of `pids` as its creator: parallel
+// tests' MPI jobs may have segments of their own there, those of the processes in `pids` must
+// not be there.
+inline std::vector<std::string> segments_created_by(const std::vector<pid_t>& pids) {
+  std::vector<std::string> found;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm", error)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(comm::kSegmentPrefix)) continue;
+    try {
+      const comm::Segment segment = comm::Segment::open(name);
+      if (std::count(pids.begin(), pids.end(), segment.header().launcher_pid) > 0) found.push_back(name);
+    } catch (const std::exception&) {
+      // removed meanwhile, or not yet initialised: another job's
+    }
+  }
+  return found;
+}
 
 }  // namespace shmtrain::testing

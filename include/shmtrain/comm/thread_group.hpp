@@ -1,6 +1,6 @@
 #pragma once
 // Ranks as threads of one process over the same transport and algorithms as worker processes,
-// on a private segment: how the exchange is tested under ThreadSanitizer, and a way to run
+// on an anonymous segment: how the exchange is tested under ThreadSanitizer, and a way to run
 // collectives without forking.
 #include <functional>
 

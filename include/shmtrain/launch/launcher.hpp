@@ -3,16 +3,17 @@
 // subcommand that runs workers (`shmtrain topo --check_binding`, `shmtrain bench allreduce`, and
 // the trainer).
 //
-// launch_workers() creates the job's segment, forks one worker per plan entry, and in each:
-// sets PR_SET_PDEATHSIG (a launcher killed with SIGKILL takes its workers along), binds CPUs and
-// memory to the entry (when the plan binds), sets the compute thread count, builds the worker's
-// ShmCommunicator and calls the worker function. The launcher then supervises with waitpid:
+// launch_workers() maps the job's segment (anonymous shared memory: nothing in /dev/shm, and
+// nothing of it outlives the job, even a launcher killed with SIGKILL), forks one worker per
+// plan entry, and in each: sets PR_SET_PDEATHSIG (a launcher killed with SIGKILL takes its
+// workers along), binds CPUs and memory to the entry (when the plan binds), sets the compute
+// thread count, builds the worker's ShmCommunicator and calls the worker function. The launcher then supervises with waitpid:
 // the first abnormal exit raises the job's abort flag (peers waiting in a collective stop with a
 // PeerFailure and exit with their own message), SIGTERMs those still running a second later,
-// SIGKILLs them after the grace period, removes the segment
-// and throws WorkerFailure naming the worker. Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the job
-// the same way and throw Interrupted. Rank 0 writes to the launcher's stdout and stderr; other
-// ranks' lines come through the launcher prefixed with "[rank r] ".
+// SIGKILLs them after the grace period, and throws WorkerFailure naming the worker. Ctrl-C
+// (SIGINT), SIGTERM and SIGHUP stop the job the same way and throw Interrupted. Rank 0 writes to
+// the launcher's stdout and stderr; other ranks' lines come through the launcher prefixed with
+// "[rank r] ".
 //
 // REQUIRES: no thread runs in the calling process (fork copies only the calling thread; TBB
 // and OpenBLAS threads started before would be missing in the workers). Checked.
@@ -42,7 +43,6 @@ struct WorkerContext {
   const topo::PlacementEntry& placement;
   comm::Communicator& communicator;
   bool bound = false;  // CPU (and, with several NUMA nodes, memory) binding was applied
-  std::string segment_name;  // the job's segment in /dev/shm, for diagnostics
 };
 
 // Returns the worker's exit code (0: success). Exceptions are printed and end the worker with
@@ -80,7 +80,7 @@ class Interrupted : public Error {
 };
 
 // Returns when every worker exited with 0. Throws WorkerFailure, Interrupted, or Error / SystemError
-// when the job could not start; on every path the workers are gone and the segment removed.
+// when the job could not start; on every path the workers are gone and the segment unmapped.
 void launch_workers(const topo::Topology& topology, const topo::PlacementPlan& plan, const LaunchOptions& options,
                     const WorkerFunction& worker);
 

@@ -85,20 +85,33 @@ std::string make_job_token() {
   return token;
 }
 
-Segment::Segment(void* base, std::size_t size, std::string name, bool named)
-    : base_(base), size_(size), name_(std::move(name)), named_(named) {}
+Segment::Segment(void* base, std::size_t size, std::string name)
+    : base_(base), size_(size), name_(std::move(name)), linked_(!name_.empty()) {}
 
 Segment::Segment(Segment&& other) noexcept
     : base_(std::exchange(other.base_, nullptr)),
       size_(std::exchange(other.size_, 0)),
       name_(std::move(other.name_)),
-      named_(std::exchange(other.named_, false)) {}
+      linked_(std::exchange(other.linked_, false)) {}
 
 Segment::~Segment() {
   if (base_ != nullptr) munmap(base_, size_);
 }
 
-Segment Segment::create(const SegmentConfig& config, const std::string& given_name) {
+Segment Segment::create_anonymous(const SegmentConfig& config) {
+  const Layout l = layout_for(config);
+  // Pages are allocated, zero-filled, where they are first touched (segment.hpp: NUMA); the size
+  // only counts against the kernel's overcommit limit now, which is what a failure here means.
+  void* base = mmap(nullptr, l.total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) {
+    throw_errno(fmt::format("mmap of the job's shared segment ({} MiB, {} rank(s)) in anonymous shared memory",
+                            (l.total + (1 << 20) - 1) >> 20, config.world_size));
+  }
+  initialise(base, config, l);
+  return Segment(base, l.total, "");
+}
+
+Segment Segment::create_named(const SegmentConfig& config, const std::string& given_name) {
   const Layout l = layout_for(config);
   // ftruncate reserves nothing: a segment larger than what /dev/shm has free would map fine and
   // then kill the job with SIGBUS on the first page past the limit (a container's 64 MiB).
@@ -128,7 +141,7 @@ Segment Segment::create(const SegmentConfig& config, const std::string& given_na
   if (base == MAP_FAILED) fail("mmap");
   close(fd);
   initialise(base, config, l);
-  return Segment(base, l.total, name, true);
+  return Segment(base, l.total, name);
 }
 
 Segment Segment::open(const std::string& name) {
@@ -147,23 +160,15 @@ Segment Segment::open(const std::string& name) {
   close(fd);
   if (size == 0) throw Error(fmt::format("/dev/shm/{} is empty: its creator has not sized it", name));
   if (base == MAP_FAILED) throw SystemError(fmt::format("mmap /dev/shm/{} ({} bytes)", name, size), saved);
-  Segment segment(base, size, name, true);
+  Segment segment(base, size, name);
   validate_segment(segment.bytes());
   return segment;
 }
 
-Segment Segment::create_private(const SegmentConfig& config) {
-  const Layout l = layout_for(config);
-  void* base = mmap(nullptr, l.total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base == MAP_FAILED) throw_errno(fmt::format("mmap of a private segment of {} bytes", l.total));
-  initialise(base, config, l);
-  return Segment(base, l.total, "", false);
-}
-
 void Segment::unlink() noexcept {
-  if (!named_) return;
+  if (!linked_) return;
   shm_unlink(("/" + name_).c_str());  // ENOENT: already removed, which is the goal
-  named_ = false;
+  linked_ = false;
 }
 
 SegmentHeader& validate_segment(std::span<std::byte> bytes) {

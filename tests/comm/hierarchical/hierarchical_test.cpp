@@ -29,8 +29,8 @@ void run_hosts(int hosts, int local, const std::function<void(Communicator&)>& b
   const comm::SegmentConfig column_config{hosts, std::size_t{64} << 10, 0};
   std::vector<comm::Segment> host_segments;
   std::vector<comm::Segment> column_segments;
-  for (int h = 0; h < hosts; ++h) host_segments.push_back(comm::Segment::create_private(host_config));
-  for (int l = 0; l < local; ++l) column_segments.push_back(comm::Segment::create_private(column_config));
+  for (int h = 0; h < hosts; ++h) host_segments.push_back(comm::Segment::create_anonymous(host_config));
+  for (int l = 0; l < local; ++l) column_segments.push_back(comm::Segment::create_anonymous(column_config));
   comm::ShmOptions options;
   options.transport.timeout = std::chrono::seconds(30);
   std::mutex mutex;

@@ -1,14 +1,33 @@
 #pragma once
-// The job's shared-memory segment: one POSIX shm object "/shmtrain-<token>" (a file in
-// /dev/shm), created 0600 by the launcher before it forks, inherited by every worker. Under an
-// MPI launcher there is no fork: each host's local rank 0 creates "/shmtrain-<token>-<host>",
-// the host's other ranks open it by name, and the name is removed as soon as all have it mapped.
+// The job's shared-memory segment, made in one of two ways:
 //
-// Why raw shm_open/mmap and not Boost.Interprocess: the segment has a fixed layout, not a
-// managed heap (peers find each other's buffers by offset), we need O_EXCL + fchmod 0600,
-// fstat to judge stale segments and errno in every error message; Boost's
-// shared_memory_object + mapped_region would be a thin wrapper over the same calls that
-// reports failures as its own exception type.
+// - Anonymous (one host, `shmtrain train` forks the workers): the launcher maps it with
+//   mmap(MAP_SHARED | MAP_ANONYMOUS) before it forks, and every worker inherits the mapping.
+//   It has no name: nothing is created in /dev/shm, so a container's small /dev/shm (Docker's
+//   64 MiB) does not limit it, and the memory goes with the last process that maps it, so even a
+//   launcher killed with SIGKILL leaves nothing behind. Why not memfd_create(MFD_CLOEXEC): a
+//   memfd is for handing the memory to a process that did not fork from its creator (by
+//   SCM_RIGHTS or /proc/<pid>/fd); every process of this job is a fork child, so the descriptor
+//   would only be one more thing to close.
+//   NUMA: anonymous shared memory, a memfd and a /dev/shm file are the same kernel object
+//   (shmem), and no mbind is applied to any of them: a page is placed when it is first touched,
+//   under the memory policy of the process that touches it. The launcher touches only the header
+//   and control blocks; each worker is memory-bound to its NUMA node (topo/binding) before it
+//   runs, and writes its own staging slots and arena (the gradients backward writes) before its
+//   peers read them, so its part of the segment lands on its node, as it did in /dev/shm.
+// - Named (under an MPI launcher there is no fork): each host's local rank 0 creates the POSIX
+//   shm object "/shmtrain-<token>-<host>" (a file in /dev/shm, 0600, after checking /dev/shm
+//   has room for it), the host's other ranks open it by name, and the name is removed as soon as
+//   all have it mapped. A job killed between those two steps leaves its segment behind:
+//   remove_stale_segments() finds it by its dead creator and removes it.
+// Threads of one process (run_in_threads, tests) use an anonymous segment too.
+//
+// Why raw mmap/shm_open and not Boost.Interprocess (shmtrain does not depend on Boost): the
+// segment has a fixed layout, not a managed heap (peers find each other's buffers by offset).
+// Boost's anonymous_shared_memory is this same mmap call; for the named segment we need O_EXCL
+// + fchmod 0600, fstat to judge stale segments and errno in every error message, and Boost's
+// shared_memory_object + mapped_region would be a thin wrapper over the same calls that reports
+// failures as its own exception type.
 //
 // Layout (every region page-aligned; offsets recorded in the header):
 //   header                      magic, layout version, world size, sizes, launcher identity,
@@ -64,33 +83,36 @@ struct alignas(kCacheLine) RankControl {
 
 class Segment {
  public:
-  // A named segment for a job of config.world_size processes, "shmtrain-<random token>" unless
-  // `name` is given. Throws SystemError (EEXIST when the name is taken).
-  static Segment create(const SegmentConfig& config, const std::string& name = "");
-  // Maps the segment another process created, by name, and validates it. Throws SystemError
+  // An anonymous segment for a job of config.world_size processes forked by this one after the
+  // call (or threads of this one). Throws SystemError when the memory cannot be mapped.
+  static Segment create_anonymous(const SegmentConfig& config);
+  // A named segment, "shmtrain-<random token>" unless `name` is given. Throws Error when
+  // /dev/shm has less room free than the segment needs, SystemError (EEXIST when the name is
+  // taken) when it cannot be created.
+  static Segment create_named(const SegmentConfig& config, const std::string& name = "");
+  // Maps the named segment another process created, and validates it. Throws SystemError
   // when there is no such segment, Error when it is not a valid one.
   static Segment open(const std::string& name);
-  // The same layout in private memory, for ranks that are threads of this process.
-  static Segment create_private(const SegmentConfig& config);
 
   Segment(Segment&& other) noexcept;
   Segment& operator=(Segment&&) = delete;
   Segment(const Segment&) = delete;
-  ~Segment();  // unmaps; the name stays until unlink()
+  ~Segment();  // unmaps; a name stays until unlink()
 
-  // Removes the name from /dev/shm (mappings stay valid). Idempotent; never throws.
+  // Removes the name from /dev/shm (mappings stay valid). Idempotent; nothing to do for an
+  // anonymous segment; never throws.
   void unlink() noexcept;
 
-  const std::string& name() const { return name_; }  // "shmtrain-<token>"; empty when private
+  const std::string& name() const { return name_; }  // "shmtrain-<token>..."; empty when anonymous
   std::span<std::byte> bytes() const { return {static_cast<std::byte*>(base_), size_}; }
   SegmentHeader& header() const { return *static_cast<SegmentHeader*>(base_); }
 
  private:
-  Segment(void* base, std::size_t size, std::string name, bool named);
+  Segment(void* base, std::size_t size, std::string name);
   void* base_;
   std::size_t size_;
   std::string name_;
-  bool named_;
+  bool linked_;  // the name is still in /dev/shm
 };
 
 // 16 random hex digits: names one job's segments ("shmtrain-<token>").
@@ -112,7 +134,7 @@ struct StaleSegment {
   std::int64_t launcher_pid;
 };
 
-// Removes this user's shmtrain segments whose launcher is gone (pid dead or reused), and
+// Removes this user's named shmtrain segments whose creator is gone (pid dead or reused), and
 // unreadable ones older than a minute. Returns what it removed.
 std::vector<StaleSegment> remove_stale_segments();
 
