@@ -1,7 +1,6 @@
 # Every dependency is a Debian package (tools/setup.sh installs them); none is downloaded.
 find_package(PkgConfig REQUIRED)
 find_package(Threads REQUIRED)
-find_package(Boost 1.74 REQUIRED)                       # Boost.Interprocess is header-only
 find_package(TBB REQUIRED)                              # oneTBB
 # oneDNN (libdnnl-dev): bf16 and small fp32 matmul. Found by hand: Debian's dnnl-config.cmake
 # also asks for the OpenCL development files of its GPU runtime, which shmtrain does not use.
@@ -23,6 +22,10 @@ pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-32)
 pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
 # Debian's libopenblas-dev ships openblas.pc pointing at the pthread variant.
 pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
+# Parquet page codecs (data/parquet): SNAPPY, ZSTD, GZIP.
+find_package(Snappy CONFIG REQUIRED)
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET zlib)
 
 set(SHMTRAIN_HAVE_MPI OFF)
 if(SHMTRAIN_WITH_MPI)

@@ -5,9 +5,10 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  libboost-dev libhwloc-dev libtbb-dev libopenblas-dev libdnnl-dev
+  libhwloc-dev libtbb-dev libopenblas-dev libdnnl-dev
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libutf8proc-dev libfmt-dev
   libpcre2-dev libsentencepiece-dev
+  libsnappy-dev libzstd-dev zlib1g-dev
   libgtest-dev libgmock-dev
   libopenmpi-dev openmpi-bin
 )
