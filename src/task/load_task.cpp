@@ -21,6 +21,7 @@ std::string lower(std::string_view text) {
 }
 
 void check_options(const TaskOptions& o, bool need_eval) {
+  if (o.dataset) return;  // train/ checked that no files were given with it
   const bool glue = !o.task_name.empty() || !o.data_dir.empty();
   const bool custom = !o.train_file.empty() || !o.validation_file.empty();
   if (glue && custom) {
@@ -67,8 +68,8 @@ std::unique_ptr<Task> load_task(const TaskOptions& options, const text::Tokenize
     return NerTask::load(ner, tokenizer, need_train, need_eval, need_predict);
   }
   if (task == "squad_v2") {
-    fail_input("--task_name squad_v2: SQuAD v2's unanswerable questions are not supported; --task_name squad "
-               "trains and scores SQuAD v1.1");
+    fail_input("--task_name squad_v2: SQuAD 2.0 is --task_name squad --version_2_with_negative, as run_qa.py "
+               "spells it");
   }
   check_options(options, need_eval);
   if (options.task_name.empty()) {

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "shmtrain/data/json_lines.hpp"
+#include "shmtrain/data/parquet_split.hpp"
 #include "label_rules.hpp"
 #include "shmtrain/task/glue/classification_task.hpp"
 #include "shmtrain/data/pretokenized.hpp"
@@ -30,6 +31,7 @@ struct RawFile {
   Table table;                    // text files
   std::vector<Example> examples;  // pre-tokenized files, labels unset
   std::vector<RawLabel> labels;   // one per row
+  std::vector<std::string> class_names;  // a parquet file's ClassLabel names of its label column
 };
 
 std::string lower_extension(const std::filesystem::path& path) {
@@ -39,31 +41,58 @@ std::string lower_extension(const std::filesystem::path& path) {
   return ext;
 }
 
+// JSON rows (a .json/.jsonl file, or parquet rows): text, or pre-tokenized.
+void read_rows(JsonLines lines, std::size_t max_seq_length, RawFile& file) {
+  if (is_pretokenized(lines)) {
+    file.pretokenized = true;
+    read_pretokenized(lines, max_seq_length, file.examples, file.labels);
+    return;
+  }
+  file.table = json_lines_table(std::move(lines));
+}
+
+// The label column of a text file. `labels_optional`: a test file may come without it.
+void read_labels(RawFile& file, bool labels_optional) {
+  if (file.pretokenized) return;
+  if (labels_optional && !file.table.find_column("label")) return;
+  const std::size_t label = file.table.column("label", "run_glue reads the labels from a column named label");
+  file.labels = column_labels(file.table, label);
+}
+
+RawFile read_parquet_rows(data::ParquetRows rows, std::size_t max_seq_length, bool labels_optional) {
+  RawFile file;
+  file.source = rows.rows.source;
+  file.class_names = data::parquet_class_names(rows, "label");
+  read_rows(std::move(rows.rows), max_seq_length, file);
+  read_labels(file, labels_optional);
+  return file;
+}
+
 // `labels_optional`: a --test_file may come without its label column.
 RawFile read_raw_file(const std::filesystem::path& path, const char* flag, std::size_t max_seq_length,
                       bool labels_optional = false) {
   const std::string ext = lower_extension(path);
-  const std::string what = fmt::format("the {} file (.csv, .tsv, .json or .jsonl)", flag);
+  const std::string what = fmt::format("the {} file (.csv, .tsv, .json, .jsonl or .parquet)", flag);
+  if (ext == ".parquet") return read_parquet_rows(data::read_parquet(path, what), max_seq_length, labels_optional);
   RawFile file;
   file.source = path.string();
   if (ext == ".csv" || ext == ".tsv") {
     file.table = ext == ".csv" ? read_csv(path, what) : read_tsv(path, what, true);
   } else if (ext == ".json" || ext == ".jsonl") {
-    JsonLines lines = read_json_lines(path, what);
-    if (is_pretokenized(lines)) {
-      file.pretokenized = true;
-      read_pretokenized(lines, max_seq_length, file.examples, file.labels);
-      return file;
-    }
-    file.table = json_lines_table(std::move(lines));
+    read_rows(read_json_lines(path, what), max_seq_length, file);
   } else {
-    fail_input("{}: unsupported file type '{}'; {} takes a .csv, .tsv, .json or .jsonl file", file.source,
+    fail_input("{}: unsupported file type '{}'; {} takes a .csv, .tsv, .json, .jsonl or .parquet file", file.source,
                ext, flag);
   }
-  if (labels_optional && !file.table.find_column("label")) return file;
-  const std::size_t label = file.table.column("label", "run_glue reads the labels from a column named label");
-  file.labels = column_labels(file.table, label);
+  read_labels(file, labels_optional);
   return file;
+}
+
+// A split of --dataset_name, or else the file of `flag`.
+RawFile read_split(const std::vector<std::filesystem::path>* shards, const std::filesystem::path& path,
+                   const char* flag, std::size_t max_seq_length, bool labels_optional = false) {
+  if (shards == nullptr || shards->empty()) return read_raw_file(path, flag, max_seq_length, labels_optional);
+  return read_parquet_rows(data::read_parquet_split(*shards, flag), max_seq_length, labels_optional);
 }
 
 // run_glue.py: sentence1 and sentence2 when both exist, else the first two non-label
@@ -111,10 +140,13 @@ Dataset to_dataset(RawFile file, const std::vector<std::string>& columns, const 
 
 std::unique_ptr<Task> ClassificationTask::from_files(const TaskOptions& options, const text::Tokenizer& tokenizer,
                                                      bool need_train, bool need_eval, bool need_predict) {
-  RawFile train = read_raw_file(options.train_file, "--train_file", options.max_seq_length);
+  const DatasetSplits* dataset = options.dataset ? &*options.dataset : nullptr;
+  RawFile train = read_split(dataset ? &dataset->train : nullptr, options.train_file, "--train_file",
+                             options.max_seq_length);
   std::optional<data::Dataset> train_rows;
   std::optional<data::Dataset> validation_rows;
-  LabelRules rules = infer_label_rules(train.labels, train.source);
+  LabelRules rules = train.class_names.empty() ? infer_label_rules(train.labels, train.source)
+                                               : class_label_rules(train.class_names);
   std::vector<std::string> columns;
   if (!train.pretokenized) {
     columns = text_columns(train.table);
@@ -127,7 +159,8 @@ std::unique_ptr<Task> ClassificationTask::from_files(const TaskOptions& options,
 
   std::optional<RawFile> validation;
   if (need_eval) {
-    validation = read_raw_file(options.validation_file, "--validation_file", options.max_seq_length);
+    validation = read_split(dataset ? &dataset->validation : nullptr, options.validation_file, "--validation_file",
+                            options.max_seq_length);
     if (validation->pretokenized != train.pretokenized) {
       fail_input("{}: is {} but {} is {}: give both files in the same form", validation->source,
                  validation->pretokenized ? "pre-tokenized (has input_ids)" : "text", train.source,
@@ -144,8 +177,12 @@ std::unique_ptr<Task> ClassificationTask::from_files(const TaskOptions& options,
   }
   std::optional<data::Dataset> test_rows;
   if (need_predict) {
-    if (options.test_file.empty()) fail_input("--do_predict needs --test_file");
-    RawFile test = read_raw_file(options.test_file, "--test_file", options.max_seq_length, true);
+    const std::vector<std::filesystem::path>* test_shards = dataset ? &dataset->test : nullptr;
+    if (options.test_file.empty() && (test_shards == nullptr || test_shards->empty())) {
+      fail_input("--do_predict needs --test_file");
+    }
+    RawFile test = read_split(test_shards, options.test_file, "--test_file", options.max_seq_length, true);
+    keep_first(test, options.max_predict_samples);
     if (test.pretokenized != train.pretokenized) {
       fail_input("{}: is {} but {} is {}: give both files in the same form", test.source,
                  test.pretokenized ? "pre-tokenized (has input_ids)" : "text", train.source,

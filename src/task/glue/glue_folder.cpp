@@ -7,6 +7,13 @@
 #include "shmtrain/task/glue/classification_task.hpp"
 
 namespace shmtrain::task {
+namespace {
+
+void keep_first(data::Dataset& dataset, std::optional<std::size_t> max_samples) {
+  if (max_samples && dataset.examples.size() > *max_samples) dataset.examples.resize(*max_samples);
+}
+
+}  // namespace
 
 // REQUIRES: options.task_name lower-cased.
 std::unique_ptr<Task> ClassificationTask::from_glue_folder(const TaskOptions& options,
@@ -18,6 +25,7 @@ std::unique_ptr<Task> ClassificationTask::from_glue_folder(const TaskOptions& op
                options.task_name, data::join_names(glue_task_names()));
   }
   std::error_code ec;
+  if (options.dataset) return from_glue_dataset(*task, options, tokenizer, need_train, need_eval, need_predict);
   if (!std::filesystem::is_directory(options.data_dir, ec)) {
     fail_input("{}: no such folder; --data_dir must be the folder of GLUE's {} files (train.tsv, {})",
                options.data_dir.string(), task->title, task->dev_file);
@@ -43,6 +51,31 @@ std::unique_ptr<Task> ClassificationTask::from_glue_folder(const TaskOptions& op
     const std::filesystem::path test = !options.test_file.empty() ? options.test_file
                                        : options.data_dir / (task->name == "mnli" ? "test_matched.tsv" : "test.tsv");
     out->test_ = load_glue_test(*task, test, tokenizer, options.max_seq_length);
+    keep_first(*out->test_, options.max_predict_samples);
+  }
+  return out;
+}
+
+std::unique_ptr<Task> ClassificationTask::from_glue_dataset(const GlueTask& task, const TaskOptions& options,
+                                                            const text::Tokenizer& tokenizer, bool need_train,
+                                                            bool need_eval, bool need_predict) {
+  const DatasetSplits& splits = *options.dataset;
+  std::optional<data::Dataset> train;
+  std::optional<data::Dataset> validation;
+  if (need_train) {
+    train = load_glue_parquet(task, splits.train, tokenizer, options.max_seq_length, options.max_train_samples, true);
+  }
+  if (need_eval) {
+    validation = load_glue_parquet(task, splits.validation, tokenizer, options.max_seq_length,
+                                   options.max_eval_samples, true);
+  }
+  auto out = std::make_unique<ClassificationTask>(task.name, task.label_set(), std::move(train), std::move(validation));
+  if (need_predict) {
+    out->test_ = !options.test_file.empty()
+                     ? load_glue_test(task, options.test_file, tokenizer, options.max_seq_length)
+                     : load_glue_parquet(task, splits.test, tokenizer, options.max_seq_length,
+                                         options.max_predict_samples, false);
+    keep_first(*out->test_, options.max_predict_samples);
   }
   return out;
 }

@@ -31,19 +31,22 @@ const std::vector<GlueTask>& glue_tasks() {
   // clang-format off
   static const std::vector<GlueTask> tasks = {
       {"cola", "CoLA", "dev.tsv", {"source", "label", "original annotation", "sentence"}, "sentence", "", "label",
-       {"0", "1"}, {"unacceptable", "acceptable"}},
-      {"sst2", "SST-2", "dev.tsv", {}, "sentence", "", "label", {"0", "1"}, {"negative", "positive"}},
+       {"0", "1"}, {"unacceptable", "acceptable"}, "sentence", ""},
+      {"sst2", "SST-2", "dev.tsv", {}, "sentence", "", "label", {"0", "1"}, {"negative", "positive"}, "sentence", ""},
       {"mrpc", "MRPC", "dev.tsv", {}, "#1 String", "#2 String", "Quality", {"0", "1"},
-       {"not_equivalent", "equivalent"}},
+       {"not_equivalent", "equivalent"}, "sentence1", "sentence2"},
       {"qqp", "QQP", "dev.tsv", {}, "question1", "question2", "is_duplicate", {"0", "1"},
-       {"not_duplicate", "duplicate"}},
-      {"stsb", "STS-B", "dev.tsv", {}, "sentence1", "sentence2", "score", {}, {}},
+       {"not_duplicate", "duplicate"}, "question1", "question2"},
+      {"stsb", "STS-B", "dev.tsv", {}, "sentence1", "sentence2", "score", {}, {}, "sentence1", "sentence2"},
       {"mnli", "MNLI", "dev_matched.tsv", {}, "sentence1", "sentence2", "gold_label",
-       {"entailment", "neutral", "contradiction"}, {"entailment", "neutral", "contradiction"}},
+       {"entailment", "neutral", "contradiction"}, {"entailment", "neutral", "contradiction"}, "premise",
+       "hypothesis"},
       {"qnli", "QNLI", "dev.tsv", {}, "question", "sentence", "label", {"entailment", "not_entailment"},
-       {"entailment", "not_entailment"}},
+       {"entailment", "not_entailment"}, "question", "sentence"},
       {"rte", "RTE", "dev.tsv", {}, "sentence1", "sentence2", "label", {"entailment", "not_entailment"},
-       {"entailment", "not_entailment"}},
+       {"entailment", "not_entailment"}, "sentence1", "sentence2"},
+      {"wnli", "WNLI", "dev.tsv", {}, "sentence1", "sentence2", "label", {"0", "1"},
+       {"not_entailment", "entailment"}, "sentence1", "sentence2"},
   };
   // clang-format on
   return tasks;

@@ -22,6 +22,10 @@ struct GlueTask {
   std::string label_column;
   std::vector<std::string> label_values;  // as written in the file, in id order; empty: regression
   std::vector<std::string> label_names;   // id -> name
+  // The text columns of the Hub's nyu-mll/glue parquet files (run_glue.py's task_to_keys);
+  // their label column is "label", a ClassLabel index (-1 in the test splits).
+  std::string hub_text_a;
+  std::string hub_text_b;
 
   data::LabelSet label_set() const;
 };
@@ -33,6 +37,12 @@ const GlueTask* find_glue_task(std::string_view name);
 // header naming the same text columns as the task's other files, an index, no labels.
 data::Dataset load_glue_test(const GlueTask& task, const std::filesystem::path& file, const text::Tokenizer& tokenizer,
                              std::size_t max_seq_length);
+
+// A split of nyu-mll/glue from the Hub's parquet files, its first max_samples rows, tokenized,
+// labelled unless `with_labels` is false (a test split).
+data::Dataset load_glue_parquet(const GlueTask& task, const std::vector<std::filesystem::path>& shards,
+                                const text::Tokenizer& tokenizer, std::size_t max_seq_length,
+                                std::optional<std::size_t> max_samples, bool with_labels);
 
 // DIR/train.tsv or DIR/<dev_file>, its first max_samples rows, tokenized and labelled.
 data::Dataset load_glue_split(const GlueTask& task, const std::filesystem::path& file,

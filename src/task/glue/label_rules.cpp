@@ -116,6 +116,15 @@ void apply_label_rules(const LabelRules& rules, const std::vector<RawLabel>& lab
       examples[i].target = static_cast<float>(typed.number);
       continue;
     }
+    if (rules.class_indices) {
+      const auto classes = static_cast<std::int64_t>(rules.set.names.size());
+      if (typed.type != LabelType::integer || typed.integer < 0 || typed.integer >= classes) {
+        fail_input("{}:{}: label '{}' is not a class index 0..{} (the ClassLabel {})", source, label.line,
+                   label.value.text, classes - 1, join_names(rules.set.names));
+      }
+      examples[i].label = static_cast<std::int32_t>(typed.integer);
+      continue;
+    }
     const auto id =
         ids.find(rules.integer_names ? (typed.type == LabelType::integer ? std::to_string(typed.integer) : "")
                                      : label.value.text);
@@ -125,6 +134,13 @@ void apply_label_rules(const LabelRules& rules, const std::vector<RawLabel>& lab
     }
     examples[i].label = id->second;
   }
+}
+
+LabelRules class_label_rules(std::vector<std::string> names) {
+  LabelRules rules;
+  rules.set.names = std::move(names);
+  rules.class_indices = true;
+  return rules;
 }
 
 std::vector<RawLabel> column_labels(const Table& table, std::size_t column) {

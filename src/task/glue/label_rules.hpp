@@ -18,7 +18,12 @@ namespace shmtrain::task {
 struct LabelRules {
   data::LabelSet set;
   bool integer_names = false;  // classes are integers: look a value up by its integer
+  bool class_indices = false;  // a ClassLabel column (parquet features): the value is the class's index
 };
+
+// A `datasets` ClassLabel's classes: the value i is the class names[i], as run_glue.py takes
+// label_list from the features.
+LabelRules class_label_rules(std::vector<std::string> names);
 
 // The label set of the train labels. InputError "SOURCE:LINE: ..." for an empty, null,
 // missing or array/object label.

@@ -130,10 +130,20 @@ std::unique_ptr<Task> NerTask::load(const TaskOptions& options, const text::Toke
     fail_input("--task_name {} reads --train_file and --validation_file (CoNLL text or JSON Lines), not --data_dir",
                options.task_name);
   }
-  if (need_train && options.train_file.empty()) fail_input("--task_name {} needs --train_file to train", options.task_name);
-  if (need_eval && options.validation_file.empty()) {
+  const DatasetSplits* dataset = options.dataset ? &*options.dataset : nullptr;
+  if (need_train && options.train_file.empty() && dataset == nullptr) {
+    fail_input("--task_name {} needs --train_file (or --dataset_name) to train", options.task_name);
+  }
+  if (need_eval && options.validation_file.empty() && dataset == nullptr) {
     fail_input("evaluation needs --validation_file (or run without evaluation)");
   }
+  // A split of --dataset_name, or else the file.
+  const auto read_split = [&](const std::vector<std::filesystem::path>* shards, const std::filesystem::path& file,
+                              const TaggedFileOptions& how) {
+    return shards != nullptr && !shards->empty() ? read_tagged_split(*shards, how) : read_tagged_file(file, how);
+  };
+  // run_ner.py names integer tags by the dataset's ClassLabel when it has one.
+  std::vector<std::string> label_names = options.label_names;
   TaggedFileOptions read;
   read.text_column = options.text_column_name.empty() ? "tokens" : options.text_column_name;
   read.label_column = options.label_column_name.empty() ? options.task_name + "_tags" : options.label_column_name;
@@ -144,31 +154,37 @@ std::unique_ptr<Task> NerTask::load(const TaskOptions& options, const text::Toke
   task->entity_level_ = options.return_entity_level_metrics;
   std::optional<TaggedFile> train;
   if (need_train) {
-    train = read_tagged_file(options.train_file, read);
+    train = read_split(dataset ? &dataset->train : nullptr, options.train_file, read);
     keep_first(*train, options.max_train_samples);
-    const bool named = train->integer_tags && !options.label_names.empty();
-    name_integer_tags(*train, options.label_names);
+    if (label_names.empty()) label_names = train->class_names;
+    const bool named = train->integer_tags && !label_names.empty();
+    name_integer_tags(*train, label_names);
     // Named integer tags keep their ids (ClassLabel's order); strings are sorted, as run_ner does.
-    task->labels_.names = named ? options.label_names : label_list(*train);
+    task->labels_.names = named ? label_names : label_list(*train);
   } else {
     task->labels_.names = options.model_labels;
   }
   if (task->labels_.names.empty()) fail_input("no labels: the training file has no tags");
   if (train) task->train_ = tokenize(*train, task->labels_.names, tokenizer, options);
   if (need_eval) {
-    TaggedFile validation = read_tagged_file(options.validation_file, read);
+    TaggedFile validation = read_split(dataset ? &dataset->validation : nullptr, options.validation_file, read);
     keep_first(validation, options.max_eval_samples);
-    // Integer tags: named by --label_names, or without training by the model's id2label.
-    name_integer_tags(validation, !options.label_names.empty() ? options.label_names
+    if (label_names.empty()) label_names = validation.class_names;
+    // Integer tags: named by --label_names (or the ClassLabel), or without training by the model's id2label.
+    name_integer_tags(validation, !label_names.empty() ? label_names
                                   : need_train                 ? std::vector<std::string>{}
                                                                : options.model_labels);
     task->validation_ = tokenize(validation, task->labels_.names, tokenizer, options);
   }
   if (need_predict) {
-    if (options.test_file.empty()) fail_input("--do_predict needs --test_file");
+    const std::vector<std::filesystem::path>* test_shards = dataset ? &dataset->test : nullptr;
+    if (options.test_file.empty() && (test_shards == nullptr || test_shards->empty())) {
+      fail_input("--do_predict needs --test_file");
+    }
     TaggedFileOptions test_read = read;
     test_read.tags_required = false;
-    TaggedFile test = read_tagged_file(options.test_file, test_read);
+    TaggedFile test = read_split(test_shards, options.test_file, test_read);
+    keep_first(test, options.max_predict_samples);
     for (TaggedSentence& s : test.sentences) {
       task->test_words_.push_back(s.words.size());
       s.tags.clear();  // predictions need none; tags the model does not know are no error here

@@ -6,6 +6,7 @@
 
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/data/json_lines.hpp"
+#include "shmtrain/data/parquet_split.hpp"
 #include "shmtrain/text/utf8.hpp"
 
 namespace shmtrain::task {
@@ -70,8 +71,7 @@ TaggedFile read_conll(const std::filesystem::path& path, const TaggedFileOptions
   return file;
 }
 
-TaggedFile read_json(const std::filesystem::path& path, const TaggedFileOptions& options) {
-  const data::JsonLines lines = data::read_json_lines(path, "a run_ner data file");
+TaggedFile tagged_rows(const data::JsonLines& lines, const TaggedFileOptions& options) {
   TaggedFile file;
   file.source = lines.source;
   int integer = -1;
@@ -113,11 +113,24 @@ TaggedFile read_json(const std::filesystem::path& path, const TaggedFileOptions&
   return file;
 }
 
+TaggedFile tagged_parquet(const data::ParquetRows& rows, const TaggedFileOptions& options) {
+  TaggedFile file = tagged_rows(rows.rows, options);
+  file.class_names = data::parquet_class_names(rows, options.label_column);
+  return file;
+}
+
 }  // namespace
 
 TaggedFile read_tagged_file(const std::filesystem::path& path, const TaggedFileOptions& options) {
-  const std::string ext = path.extension().string();
-  return ext == ".json" || ext == ".jsonl" ? read_json(path, options) : read_conll(path, options);
+  std::string ext = path.extension().string();
+  for (char& c : ext) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (ext == ".parquet") return tagged_parquet(data::read_parquet(path, "a run_ner data file (parquet)"), options);
+  if (ext == ".json" || ext == ".jsonl") return tagged_rows(data::read_json_lines(path, "a run_ner data file"), options);
+  return read_conll(path, options);
+}
+
+TaggedFile read_tagged_split(const std::vector<std::filesystem::path>& shards, const TaggedFileOptions& options) {
+  return tagged_parquet(data::read_parquet_split(shards, "a run_ner split (parquet)"), options);
 }
 
 }  // namespace shmtrain::task

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/data/json_lines.hpp"
+#include "shmtrain/data/parquet_split.hpp"
 #include "shmtrain/data/table.hpp"
 #include "shmtrain/io/json_error.hpp"
 #include "shmtrain/io/json_nesting.hpp"
@@ -205,8 +207,25 @@ SquadFile parse_squad(std::string_view json_text, const std::string& source, boo
   return out;
 }
 
+SquadFile squad_from_rows(const data::JsonLines& rows, bool need_answers) {
+  Json root = Json::object();
+  Json& data = root["data"] = Json::array();
+  for (const data::JsonRow& row : rows.rows) data.push_back(Json(row.object));
+  SquadFile out;
+  out.source = rows.source;
+  Reader(out.source, need_answers, out).document(root);
+  return out;
+}
+
 SquadFile read_squad_file(const std::filesystem::path& path, bool need_answers) {
+  std::string extension = path.extension().string();
+  for (char& c : extension) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (extension == ".parquet") return squad_from_rows(data::read_parquet(path, "a SQuAD parquet file").rows, need_answers);
   return parse_squad(data::read_data_file(path, "a SQuAD JSON file"), path.string(), need_answers);
+}
+
+SquadFile read_squad_split(const std::vector<std::filesystem::path>& shards, bool need_answers) {
+  return squad_from_rows(data::read_parquet_split(shards, "a SQuAD split (parquet)").rows, need_answers);
 }
 
 }  // namespace shmtrain::task

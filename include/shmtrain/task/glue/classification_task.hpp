@@ -14,6 +14,13 @@
 //   rte   sentence1, sentence2       label       entailment, not_entailment
 //   mnli  sentence1, sentence2       gold_label  entailment, neutral, contradiction
 //   stsb  sentence1, sentence2       score       regression
+//   wnli  sentence1, sentence2       label       not_entailment, entailment      ("0", "1")
+//
+// From the Hub (--dataset_name glue --dataset_config_name TASK, or --task_name TASK without
+// --data_dir, as run_glue.py's load_dataset): nyu-mll/glue's parquet splits in the local
+// Hugging Face cache, the texts in run_glue's task_to_keys columns (premise/hypothesis for
+// mnli, sentence1/sentence2, question/sentence, ...), the label a ClassLabel index; MNLI
+// evaluates on validation_matched.
 //
 // Custom files follow run_glue.py: the texts are sentence1 and sentence2 when both exist,
 // else the first two columns other than "label" (header order; for JSON Lines the key order
@@ -29,6 +36,8 @@
 
 namespace shmtrain::task {
 
+struct GlueTask;  // glue_tasks.hpp
+
 class ClassificationTask final : public Task {
  public:
   ClassificationTask(std::string name, data::LabelSet labels, std::optional<data::Dataset> train,
@@ -37,8 +46,13 @@ class ClassificationTask final : public Task {
   // --task_name (a GLUE task) and --data_dir (its test.tsv, or --test_file, when need_predict).
   static std::unique_ptr<Task> from_glue_folder(const TaskOptions& options, const text::Tokenizer& tokenizer,
                                                 bool need_train, bool need_eval, bool need_predict = false);
+  // --dataset_name glue: the task's parquet splits (options.dataset).
+  static std::unique_ptr<Task> from_glue_dataset(const GlueTask& task, const TaskOptions& options,
+                                                 const text::Tokenizer& tokenizer, bool need_train, bool need_eval,
+                                                 bool need_predict);
   // --train_file (+ --validation_file when need_eval, + --test_file, labels optional, when
-  // need_predict).
+  // need_predict), or the splits of a dataset of the Hugging Face cache (options.dataset); a
+  // parquet label column with ClassLabel names takes its classes from them.
   static std::unique_ptr<Task> from_files(const TaskOptions& options, const text::Tokenizer& tokenizer,
                                           bool need_train, bool need_eval, bool need_predict = false);
 

@@ -7,6 +7,8 @@
 //   - JSON Lines (.json, .jsonl): one object per sentence with a word list (text_column) and
 //     a tag list (label_column) of strings, or of integers (the names are then the integers,
 //     as run_ner's get_label_list makes them for such files).
+//   - Parquet (.parquet; the Hub's conll2003): rows as the JSON Lines form, integer tags named
+//     by the column's ClassLabel.
 // A test file may come without tags (CoNLL lines of one field, JSON rows without the tag list).
 // Problems are InputError "FILE:LINE: problem".
 #include <cstddef>
@@ -27,6 +29,9 @@ struct TaggedFile {
   std::vector<TaggedSentence> sentences;
   bool has_tags = true;
   bool integer_tags = false;  // JSON tags given as integers
+  // A parquet file's ClassLabel names of its tag column (conll2003's ner_tags): tag i is
+  // class_names[i]. Empty otherwise.
+  std::vector<std::string> class_names;
 };
 
 struct TaggedFileOptions {
@@ -37,5 +42,8 @@ struct TaggedFileOptions {
 };
 
 TaggedFile read_tagged_file(const std::filesystem::path& path, const TaggedFileOptions& options);
+
+// The parquet shards of a split of a dataset of the Hugging Face cache (--dataset_name).
+TaggedFile read_tagged_split(const std::vector<std::filesystem::path>& shards, const TaggedFileOptions& options);
 
 }  // namespace shmtrain::task

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "shmtrain/data/json_lines.hpp"
+
 namespace shmtrain::task {
 
 struct SquadAnswer {
@@ -46,7 +48,15 @@ struct SquadFile {
 // question without answers is an error; for training it is labelled "not in the window"
 // ([CLS]), as run_qa.py does, and SQuAD 2.0's evaluation scores it as a no-answer question.
 // is_impossible true with answers is an error. Ids must be unique.
+// A .parquet path is read as the Hub's flat rows (rajpurkar/squad's id, title, context,
+// question, answers{text, answer_start}); messages name a row as data[i], i from 0.
 SquadFile read_squad_file(const std::filesystem::path& path, bool need_answers);
+
+// The parquet shards of a split of rajpurkar/squad or squad_v2 (--dataset_name), in order.
+SquadFile read_squad_split(const std::vector<std::filesystem::path>& shards, bool need_answers);
+
+// Flat rows, each an object as one element of the flat form's "data" list.
+SquadFile squad_from_rows(const data::JsonLines& rows, bool need_answers);
 
 // The same from text; `source` names it in messages.
 SquadFile parse_squad(std::string_view json_text, const std::string& source, bool need_answers);
