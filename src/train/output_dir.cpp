@@ -25,9 +25,10 @@ constexpr const char* kRunFiles[] = {
     "special_tokens_map.json", "tokenizer.json", "vocab.json", "merges.txt", "sentencepiece.bpe.model",
     "shmtrain_config.toml", "metrics.jsonl", "trainer_state.json",
     "eval_results.json", "train_results.json", "all_results.json", "predictions.json", "predictions.txt",
-    "predict_predictions.json", "predict_results_None.txt", "predict_results_mrpc.txt", "predict_results_sst2.txt",
-    "predict_results_qqp.txt", "predict_results_qnli.txt", "predict_results_rte.txt", "predict_results_cola.txt",
-    "predict_results_stsb.txt", "predict_results_mnli.txt",
+    "eval_predictions.json", "eval_nbest_predictions.json", "eval_null_odds.json", "predict_predictions.json",
+    "predict_nbest_predictions.json", "predict_null_odds.json", "predict_results_None.txt",
+    "predict_results_mrpc.txt", "predict_results_sst2.txt", "predict_results_qqp.txt", "predict_results_qnli.txt",
+    "predict_results_rte.txt", "predict_results_cola.txt", "predict_results_stsb.txt", "predict_results_mnli.txt",
 };
 
 std::int64_t checkpoint_step(const fs::path& path) {

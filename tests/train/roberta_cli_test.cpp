@@ -79,7 +79,7 @@ TEST(RobertaSquad, ByteLevelWindowsTrainTheSameOnTwoWorkersAndPredict) {
         EXPECT_NEAR(losses[i].second, single[i].second, 1e-5 * std::abs(single[i].second)) << "step " << i + 1;
       }
     }
-    const nlohmann::json predictions = nlohmann::json::parse(read_file(out / "predictions.json"));
+    const nlohmann::json predictions = nlohmann::json::parse(read_file(out / "eval_predictions.json"));
     EXPECT_FALSE(predictions.empty());
     // --do_predict on the same file: run_qa's predict_predictions.json, the same answers.
     EXPECT_EQ(nlohmann::json::parse(read_file(out / "predict_predictions.json")), predictions);

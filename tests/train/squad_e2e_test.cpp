@@ -1,6 +1,6 @@
 // `shmtrain train --task_name squad` end to end through the built binary, on the tiny SQuAD
 // task of tests/fixtures/squad_tiny (tools/make_squad_fixture.py): a BERT and a DistilBERT
-// question-answering model train from random weights, the run writes predictions.json and
+// question-answering model train from random weights, the run writes eval_predictions.json and
 // eval_results.json, and this test scores the predictions again with its own code.
 #include <algorithm>
 #include <cctype>
@@ -71,11 +71,11 @@ struct Rescored {
   double f1 = 0;
 };
 
-// Scores output_dir/predictions.json against dev.json; every question must have an answer
+// Scores output_dir/eval_predictions.json against dev.json; every question must have an answer
 // cut from its own context.
 Rescored rescore(const fs::path& output_dir) {
   const nlohmann::json dev = nlohmann::json::parse(read_file(fixture() / "dev.json"));
-  const nlohmann::json predictions = nlohmann::json::parse(read_file(output_dir / "predictions.json"));
+  const nlohmann::json predictions = nlohmann::json::parse(read_file(output_dir / "eval_predictions.json"));
   Rescored scores;
   int questions = 0;
   for (const auto& paragraph : dev.at("data")[0].at("paragraphs")) {
@@ -160,7 +160,7 @@ TEST(SquadEndToEnd, DistilBertOnTwoWorkersEvaluatesAsOneWorkerDoes) {
                                      " --max_seq_length 48 --doc_stride 16"
                                      " --per_device_eval_batch_size 1 --nproc_per_node 1");
   ASSERT_EQ(single.exit_code, 0) << single.output();
-  EXPECT_EQ(read_file(again / "predictions.json"), read_file(out / "predictions.json"));
+  EXPECT_EQ(read_file(again / "eval_predictions.json"), read_file(out / "eval_predictions.json"));
   const nlohmann::json eval_again = nlohmann::json::parse(read_file(again / "eval_results.json"));
   EXPECT_EQ(eval_again.at("eval_f1"), eval.at("eval_f1"));
 }

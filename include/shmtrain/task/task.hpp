@@ -8,7 +8,8 @@
 //   task/glue/   run_glue.py: GLUE's TSV folders (--task_name mrpc|sst2|qqp|qnli|rte|cola|stsb|mnli,
 //                --data_dir) or the user's own files (--train_file, --validation_file: .csv,
 //                .tsv, .json/.jsonl, text or pre-tokenized), sequence classification or regression;
-//   task/squad/  run_qa.py: SQuAD v1.1 JSON (--task_name squad), one row per context window;
+//   task/squad/  run_qa.py: SQuAD v1.1 or 2.0 JSON (--task_name squad [--version_2_with_negative]),
+//                one row per context window;
 //   task/ner/    run_ner.py: CoNLL or JSON Lines word/tag files (--task_name ner|pos|chunk),
 //                a class per token.
 //

@@ -138,6 +138,8 @@ QaFeatures build_qa_features(SquadFile file, const text::Tokenizer& tokenizer,
       window.context_begin = context_begin;
       window.offsets.assign(context.offsets.begin() + static_cast<std::ptrdiff_t>(begin),
                             context.offsets.begin() + static_cast<std::ptrdiff_t>(end));
+      // A question without answers (SQuAD 2.0's unanswerable ones) keeps start = end = 0: run_qa's
+      // cls_index, the position of [CLS] / <s>, which assemble() puts first.
       if (start_char >= 0) {
         std::tie(row.start_position, row.end_position) =
             label_window(window.offsets, context_begin, start_char, end_char);

@@ -156,7 +156,42 @@ TEST_F(QaFeatures, LoadsThroughTaskNameSquad) {
             "--task_name squad evaluation needs --validation_file (a SQuAD v1.1 JSON file such as "
             "dev-v1.1.json), or run without evaluation");
   options.task_name = "squad_v2";
-  EXPECT_TRUE(contains(error(options), "SQuAD v2's unanswerable questions are not supported"));
+  EXPECT_TRUE(contains(error(options), "SQuAD 2.0 is --task_name squad --version_2_with_negative"));
+  TaskOptions folder;
+  folder.task_name = "squad";
+  folder.data_dir = dir_.path();
+  EXPECT_EQ(error(folder), path("train-v1.1.json") + ": no such file; expected a SQuAD JSON file");
+}
+
+TEST_F(QaFeatures, Squad2FolderLabelsUnanswerableQuestionsAtClsAndEvaluatesThem) {
+  const std::string squad2 = R"({"version": "v2.0", "data": [{"paragraphs": [{"context": "a b c d e v w x y z", "qas": [
+      {"id": "1", "question": "the?", "answers": [{"text": "e v", "answer_start": 8}], "is_impossible": false},
+      {"id": "2", "question": "the?", "answers": [], "is_impossible": true,
+       "plausible_answers": [{"text": "x", "answer_start": 14}]}]}]}]})";
+  write("train-v2.0.json", squad2);
+  write("dev-v2.0.json", squad2);
+  TaskOptions options;
+  options.task_name = "squad";
+  options.data_dir = dir_.path();
+  options.max_seq_length = 9;
+  options.doc_stride = 2;
+  options.version_2_with_negative = true;
+  const auto data = load(options);
+  // Four windows each; the unanswerable question's are all labelled [CLS] (position 0).
+  ASSERT_EQ(data->train()->examples.size(), 8u);
+  for (std::size_t i = 4; i < 8; ++i) {
+    EXPECT_EQ(data->train()->examples[i].start_position, 0);
+    EXPECT_EQ(data->train()->examples[i].end_position, 0);
+  }
+  EXPECT_EQ(data->train()->examples[1].start_position, 6);
+  EXPECT_EQ(data->validation()->examples.size(), 8u);
+  // SQuAD v1.1 evaluation cannot score the unanswerable question; its folder names differ.
+  options.version_2_with_negative = false;
+  options.data_dir.clear();
+  options.train_file = dir_ / "train-v2.0.json";
+  options.validation_file = dir_ / "dev-v2.0.json";
+  EXPECT_TRUE(contains(error(options), "pass --version_2_with_negative"));
+  EXPECT_NO_THROW(load(options, true, false));
   TaskOptions folder;
   folder.task_name = "squad";
   folder.data_dir = dir_.path();
