@@ -9,24 +9,29 @@
 namespace shmtrain::optim {
 namespace {
 
+double multiplier(LrSchedule type, std::int64_t step, std::int64_t total, std::int64_t warmup) {
+  return lr_multiplier(make_lr_schedule(type, "", 5e-5), step, total, warmup);
+}
+
 TEST(Schedule, LinearWithWarmupAsHuggingFace) {
   // total 10, warmup 2: 0, 0.5, then (10 - s) / 8.
-  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kLinear, 0, 10, 2), 0.0);
-  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kLinear, 1, 10, 2), 0.5);
-  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kLinear, 2, 10, 2), 1.0);
-  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kLinear, 6, 10, 2), 0.5);
-  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kLinear, 10, 10, 2), 0.0);
-  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kLinear, 0, 10, 0), 1.0);
+  EXPECT_DOUBLE_EQ(multiplier(LrSchedule::kLinear, 0, 10, 2), 0.0);
+  EXPECT_DOUBLE_EQ(multiplier(LrSchedule::kLinear, 1, 10, 2), 0.5);
+  EXPECT_DOUBLE_EQ(multiplier(LrSchedule::kLinear, 2, 10, 2), 1.0);
+  EXPECT_DOUBLE_EQ(multiplier(LrSchedule::kLinear, 6, 10, 2), 0.5);
+  EXPECT_DOUBLE_EQ(multiplier(LrSchedule::kLinear, 10, 10, 2), 0.0);
+  EXPECT_DOUBLE_EQ(multiplier(LrSchedule::kLinear, 0, 10, 0), 1.0);
 }
 
 TEST(Schedule, ConstantCosineAndNames) {
-  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kConstant, 0, 10, 5), 1.0);
-  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kConstantWithWarmup, 1, 10, 4), 0.25);
-  EXPECT_DOUBLE_EQ(lr_multiplier(LrSchedule::kConstantWithWarmup, 7, 10, 4), 1.0);
-  EXPECT_NEAR(lr_multiplier(LrSchedule::kCosine, 6, 10, 2), 0.5, 1e-12);  // half way: cos(pi/2)
-  EXPECT_NEAR(lr_multiplier(LrSchedule::kCosine, 10, 10, 2), 0.0, 1e-12);
+  EXPECT_DOUBLE_EQ(multiplier(LrSchedule::kConstant, 0, 10, 5), 1.0);
+  EXPECT_DOUBLE_EQ(multiplier(LrSchedule::kConstantWithWarmup, 1, 10, 4), 0.25);
+  EXPECT_DOUBLE_EQ(multiplier(LrSchedule::kConstantWithWarmup, 7, 10, 4), 1.0);
+  EXPECT_NEAR(multiplier(LrSchedule::kCosine, 6, 10, 2), 0.5, 1e-12);  // half way: cos(pi/2)
+  EXPECT_NEAR(multiplier(LrSchedule::kCosine, 10, 10, 2), 0.0, 1e-12);
   EXPECT_EQ(parse_lr_schedule("cosine"), LrSchedule::kCosine);
-  EXPECT_THROW(parse_lr_schedule("polynomial"), InputError);
+  EXPECT_EQ(parse_lr_schedule("polynomial"), LrSchedule::kPolynomial);
+  EXPECT_THROW(parse_lr_schedule("cosine_annealing"), InputError);
 }
 
 TEST(Clip, CoefficientScalesOnlyAboveTheMaxNorm) {

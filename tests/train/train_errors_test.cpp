@@ -110,8 +110,11 @@ TEST_F(TrainErrors, UnknownConfigKeyAndBadFlagValue) {
   EXPECT_TRUE(contains(err, "--learning_rate: 'fast' is not a number")) << err;
   err = error_of_run(base_flags() + " --warmup_ratio 2");
   EXPECT_TRUE(contains(err, "--warmup_ratio: warmup_ratio must be <= 1, got 2")) << err;
-  err = error_of_run(base_flags() + " --lr_scheduler_type polynomial");
-  EXPECT_TRUE(contains(err, "polynomial")) << err;
+  err = error_of_run(base_flags() + " --lr_scheduler_type warmup_stable_decay");
+  EXPECT_TRUE(contains(err, "'warmup_stable_decay' is one of Trainer's schedules that shmtrain does not implement"))
+      << err;
+  err = error_of_run(base_flags() + " --lr_scheduler_type cosine --lr_scheduler_kwargs '{\"num_cycle\": 2}'");
+  EXPECT_TRUE(contains(err, "lr_scheduler_type cosine does not take 'num_cycle' (it takes num_cycles)")) << err;
 }
 
 TEST_F(TrainErrors, UnknownFlagIsRefusedByTheParser) {
