@@ -12,7 +12,9 @@
 namespace shmtrain::model {
 
 // Initialises one parameter in place; `seed` and the entry's name decide its values, so a
-// parameter's initial values do not depend on which others are initialised.
+// parameter's initial values do not depend on which others are initialised, and they are the
+// same whichever compiler and standard library built shmtrain (no std::hash, no std::
+// distribution; init.cpp spells out its generator).
 void init_parameter(const ParamEntry& entry, std::span<float> params, const BertConfig& config,
                     std::uint64_t seed);
 
