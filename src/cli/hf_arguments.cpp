@@ -125,19 +125,14 @@ class Rewriter {
       if (const std::optional<bool> b = parse_bool_word(text)) return std::string(*b ? "true" : "false");
       return std::nullopt;
     };
-    if (flag.inline_value) {
-      if (std::optional<std::string> value = word(*flag.inline_value)) return value;
-      problems_.push_back(fmt::format("{}: '{}' is not true or false{}", flag.typed, *flag.inline_value,
-                                      arity == FlagArity::kOptionalSwitch ? " (or auto)" : ""));
-      return std::nullopt;
-    }
-    if (next_ < args_.size()) {
-      if (std::optional<std::string> value = word(args_[next_])) {
-        ++next_;
-        return value;
-      }
-    }
-    return std::string("true");
+    // As argparse's nargs="?": the next token is the value unless it is a flag.
+    std::optional<std::string> text = flag.inline_value;
+    if (!text && next_ < args_.size() && !looks_like_flag(args_[next_])) text = args_[next_++];
+    if (!text) return std::string("true");
+    if (std::optional<std::string> value = word(*text)) return value;
+    problems_.push_back(fmt::format("{}: '{}' is not {}", flag.typed, *text,
+                                    arity == FlagArity::kOptionalSwitch ? "true, false or auto" : "true or false"));
+    return std::nullopt;
   }
 
   void emit_known(const TypedFlag& flag, const std::string& name, FlagArity arity, bool negated) {

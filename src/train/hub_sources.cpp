@@ -86,6 +86,7 @@ std::optional<HubDataset> resolve_hub_dataset(const TrainOptions& options) {
   if (options.do_train) out.splits.train = io::resolve_dataset_split(name, "train", lookup);
   if (options.do_eval) {
     out.splits.validation = io::resolve_dataset_split(name, mnli ? "validation_matched" : "validation", lookup);
+    if (mnli) out.splits.validation_mismatched = io::resolve_dataset_split(name, "validation_mismatched", lookup);
   }
   if (options.do_predict && options.test_file.empty()) {
     out.splits.test = io::resolve_dataset_split(name, mnli ? "test_matched" : "test", lookup);

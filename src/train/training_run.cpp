@@ -268,6 +268,7 @@ TrainSummary TrainingRun::execute() {
   std::optional<nlohmann::ordered_json> last_eval;
   if (options_.do_eval) {
     nlohmann::ordered_json record = run_evaluation(state_.global_step, state_.epoch());
+    add_mismatched_evaluation(record);
     if (options_.do_train) {
       record_evaluation(record, state_.max_steps);
     } else {

@@ -47,6 +47,8 @@ class TrainingRun {
   void load_best_model();
   EvalSettings eval_settings() const;
   nlohmann::ordered_json run_evaluation(std::int64_t step, double epoch);
+  // MNLI's mismatched set after training: its metrics join `record` with run_glue's "_mm" suffix.
+  void add_mismatched_evaluation(nlohmann::ordered_json& record);
   // Appends an evaluation record to the log history and metrics.jsonl, and prints it.
   void record_evaluation(const nlohmann::ordered_json& record, std::int64_t total_steps);
   void save();

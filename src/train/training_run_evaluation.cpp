@@ -30,6 +30,17 @@ nlohmann::ordered_json TrainingRun::run_evaluation(std::int64_t step, double epo
   return record;
 }
 
+void TrainingRun::add_mismatched_evaluation(nlohmann::ordered_json& record) {
+  const task::Task* mismatched = inputs_.task->mismatched();
+  if (mismatched == nullptr) return;
+  const EvalResult result = evaluate(engine_.model(), *mismatched, eval_settings(), comm_, std::filesystem::path());
+  for (const auto& [name, value] : result.metrics) record["eval_" + name + "_mm"] = value;
+  record["eval_runtime_mm"] = result.seconds;
+  record["eval_samples_mm"] = result.samples;
+  record["eval_samples_per_second_mm"] =
+      result.seconds > 0 ? static_cast<double>(result.samples) / result.seconds : 0.0;
+}
+
 void TrainingRun::record_evaluation(const nlohmann::ordered_json& record, std::int64_t total_steps) {
   if (!leader_) return;
   state_.log_history.push_back(record);

@@ -38,6 +38,7 @@ struct DatasetSplits {
   std::vector<std::filesystem::path> train;
   std::vector<std::filesystem::path> validation;  // MNLI: validation_matched
   std::vector<std::filesystem::path> test;        // MNLI: test_matched
+  std::vector<std::filesystem::path> validation_mismatched;  // MNLI only
 };
 
 struct TaskOptions {
@@ -91,6 +92,10 @@ class Task {
   const std::optional<data::Dataset>& validation() const { return validation_; }
   // --do_predict's rows (loaded when asked for), labelled or not.
   const std::optional<data::Dataset>& test() const { return test_; }
+  // MNLI's second validation set (dev_mismatched.tsv, validation_mismatched) as a task of its
+  // own, evaluated after training as run_glue does, its metrics suffixed "_mm"; null for the
+  // other tasks and when not evaluating.
+  const Task* mismatched() const { return mismatched_.get(); }
 
   // What the rows teach: it selects the model's head.
   virtual data::Target target() const = 0;
@@ -121,6 +126,7 @@ class Task {
   std::optional<data::Dataset> train_;
   std::optional<data::Dataset> validation_;
   std::optional<data::Dataset> test_;
+  std::shared_ptr<const Task> mismatched_;
 };
 
 // Reads and tokenizes (truncation longest_first to max_seq_length, no padding) the task's

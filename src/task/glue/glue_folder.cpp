@@ -47,6 +47,12 @@ std::unique_ptr<Task> ClassificationTask::from_glue_folder(const TaskOptions& op
                                  options.max_eval_samples);
   }
   auto out = std::make_unique<ClassificationTask>(task->name, task->label_set(), std::move(train), std::move(validation));
+  if (need_eval && task->name == "mnli") {
+    out->mismatched_ = std::make_shared<ClassificationTask>(
+        task->name, task->label_set(), std::nullopt,
+        load_glue_split(*task, options.data_dir / "dev_mismatched.tsv", tokenizer, options.max_seq_length,
+                        options.max_eval_samples));
+  }
   if (need_predict) {
     const std::filesystem::path test = !options.test_file.empty() ? options.test_file
                                        : options.data_dir / (task->name == "mnli" ? "test_matched.tsv" : "test.tsv");
@@ -70,6 +76,12 @@ std::unique_ptr<Task> ClassificationTask::from_glue_dataset(const GlueTask& task
                                    options.max_eval_samples, true);
   }
   auto out = std::make_unique<ClassificationTask>(task.name, task.label_set(), std::move(train), std::move(validation));
+  if (need_eval && task.name == "mnli") {
+    out->mismatched_ = std::make_shared<ClassificationTask>(
+        task.name, task.label_set(), std::nullopt,
+        load_glue_parquet(task, splits.validation_mismatched, tokenizer, options.max_seq_length,
+                          options.max_eval_samples, true));
+  }
   if (need_predict) {
     out->test_ = !options.test_file.empty()
                      ? load_glue_test(task, options.test_file, tokenizer, options.max_seq_length)
