@@ -173,6 +173,9 @@ TEST(TrainOptions, CrossOptionRulesNameTheOptions) {
 TEST(TrainOptions, ResolvedConfigRoundTripsThroughTheConfigFile) {
   TrainOptions options;
   options.model_name_or_path = "models/bert \"base\"";
+  // Characters TOML forbids raw in a string: escaped by toml++, read back the same.
+  options.output_dir = std::string("runs/a\x01b\x7f\\c\td\ne\x1b[0m");
+  options.logging_steps_ratio = 0.25;
   options.learning_rate = 2e-5;
   options.shuffle = false;
   options.max_eval_samples = 100;
@@ -188,6 +191,9 @@ TEST(TrainOptions, ResolvedConfigRoundTripsThroughTheConfigFile) {
   apply_config_file(dir / "resolved.toml", loaded);
   EXPECT_EQ(train_options_to_toml(loaded), text);
   EXPECT_EQ(loaded.model_name_or_path, options.model_name_or_path);
+  EXPECT_EQ(loaded.output_dir, options.output_dir);
+  EXPECT_EQ(loaded.logging_steps_ratio, 0.25);
+  EXPECT_NE(text.find("logging_steps = 0.25\n"), std::string::npos) << text;
 }
 
 }  // namespace

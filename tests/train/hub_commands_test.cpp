@@ -36,21 +36,22 @@ constexpr const char* kCommit = "0123456789abcdef0123456789abcdef01234567";
 
 // Puts `files` (path in repo -> file to copy) into the cache as huggingface_hub does: the
 // contents in blobs/, the snapshot's entries relative links into them, refs/main the commit.
-void put_in_cache(const fs::path& cache, const std::string& folder, const std::map<std::string, fs::path>& files) {
+void put_in_cache(const fs::path& cache, const std::string& folder, const std::map<std::string, fs::path>& files,
+                  const std::string& ref = "main", const std::string& commit = kCommit) {
   const fs::path repo = cache / folder;
-  int blob = 0;
+  int blob = static_cast<int>(ref.size()) * 1000;
   for (const auto& [name, source] : files) {
     const std::string blob_name = fmt::format("{:040x}", ++blob);
     fs::create_directories(repo / "blobs");
     fs::copy_file(source, repo / "blobs" / blob_name, fs::copy_options::overwrite_existing);
-    const fs::path link = repo / "snapshots" / kCommit / name;
+    const fs::path link = repo / "snapshots" / commit / name;
     fs::create_directories(link.parent_path());
     const fs::path inside(name);
     fs::path target = "../../blobs";
     for (auto it = inside.begin(); std::next(it) != inside.end(); ++it) target = ".." / target;
     fs::create_symlink(target / blob_name, link);
   }
-  write_file(repo / "refs" / "main", kCommit);
+  write_file(repo / "refs" / ref, commit);
 }
 
 // A model folder's files, as a map for put_in_cache.
@@ -193,6 +194,38 @@ TEST(HubCommands, TheGuidesRunQaCommandRunsVerbatim) {
   EXPECT_NEAR(eval["eval_exact_match"].get<double>(), scores.exact_match, 1e-9) << eval.dump();
   EXPECT_NEAR(eval["eval_f1"].get<double>(), scores.f1, 1e-9) << eval.dump();
   EXPECT_TRUE(fs::exists(out / "eval_nbest_predictions.json"));
+}
+
+TEST(HubCommands, RunNersReadmeCommandReadsConll2003FromItsParquetExport) {
+  const TempDir dir;
+  const fs::path cache = dir / "hub";
+  const fs::path ner = fixtures_dir() / "ner_tiny";
+  const fs::path model =
+      tiny_model(dir, "base", "--config_name demo/paraphrase/config.json --tokenizer_name demo/paraphrase "
+                              "--task_name ner --train_file " + (ner / "train.txt").string());
+  put_in_cache(cache, "models--google-bert--bert-base-uncased", folder_files(model));
+  // Its main branch holds only a loading script; the parquet files are on refs/convert/parquet.
+  write_file(dir / "conll2003.py", "# a datasets loading script\n");
+  put_in_cache(cache, "datasets--eriktks--conll2003", {{"conll2003.py", dir / "conll2003.py"}});
+  const fs::path hub = fixtures_dir() / "hub" / "conll2003" / "conll2003";
+  std::map<std::string, fs::path> splits;
+  for (const char* split : {"train", "validation", "test"}) {
+    splits[fmt::format("conll2003/{}/0000.parquet", split)] = hub / split / "0000.parquet";
+  }
+  // huggingface_hub names the ref file by the revision asked for: refs/<"refs/convert/parquet">.
+  put_in_cache(cache, "datasets--eriktks--conll2003", splits, "refs/convert/parquet",
+               "fedcba9876543210fedcba9876543210fedcba98");
+
+  const fs::path out = dir / "test-ner";
+  const CliRun run = with_cache(cache, "train --model_name_or_path google-bert/bert-base-uncased --dataset_name "
+                                       "conll2003 --output_dir " + out.string() + " --do_train --do_eval");
+  ASSERT_EQ(run.exit_code, 0) << run.output();
+  EXPECT_NE(run.out.find("data: ner | train 60 "), std::string::npos) << run.out;
+  const nlohmann::json config = read_json(out / "config.json");
+  EXPECT_EQ(config["id2label"]["1"], "B-PER") << "CoNLL-2003's ClassLabel order, not sorted tags";
+  EXPECT_EQ(config["id2label"]["3"], "B-ORG");
+  const nlohmann::json eval = read_json(out / "eval_results.json");
+  EXPECT_TRUE(eval.contains("eval_f1")) << eval.dump();
 }
 
 TEST(HubCommands, WhatTheCacheLacksIsOneClearErrorWithNoOutput) {

@@ -84,3 +84,44 @@ if (fs.existsSync('tests/fixtures/squad_v2_tiny/train.json')) {
   write('squad_v2/squad_v2/validation-00000-of-00001.parquet', squadFields,
         squadRows('tests/fixtures/squad_v2_tiny/dev.json'), squadFeatures);
 }
+
+// conll2003 as the Hub's parquet export of eriktks/conll2003 holds it
+// (refs/convert/parquet: conll2003/<split>/0000.parquet), from the toy NER set's CoNLL files:
+// tags as ClassLabel indices (ner_tags with CoNLL-2003's names; pos_tags and chunk_tags named
+// by the tags the toy set uses).
+function conllSentences(file) {
+  const sentences = [];
+  let words = [];
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (line.startsWith('-DOCSTART-')) continue;
+    if (line.trim() === '') {
+      if (words.length > 0) sentences.push(words);
+      words = [];
+      continue;
+    }
+    words.push(line.split(' '));
+  }
+  if (words.length > 0) sentences.push(words);
+  return sentences;
+}
+const nerFiles = {train: 'train.txt', validation: 'dev.txt', test: 'test.txt'};
+const nerNames = ['O', 'B-PER', 'I-PER', 'B-ORG', 'I-ORG', 'B-LOC', 'I-LOC', 'B-MISC', 'I-MISC'];
+const splits = Object.fromEntries(Object.entries(nerFiles).map(([split, file]) =>
+    [split, conllSentences(path.join('tests/fixtures/ner_tiny', file))]));
+const namesOf = (column) => [...new Set(Object.values(splits).flat().flat().map((w) => w[column]))].sort();
+const posNames = namesOf(1);
+const chunkNames = namesOf(2);
+const classes = (names) => ({feature: {names, _type: 'ClassLabel'}, _type: 'Sequence'});
+const nerFeatures = {id: value('string'), tokens: {feature: value('string'), _type: 'Sequence'},
+                     pos_tags: classes(posNames), chunk_tags: classes(chunkNames), ner_tags: classes(nerNames)};
+const nerFields = [['id', new Utf8()], ['tokens', listOf(new Utf8())], ['pos_tags', listOf(new Int64())],
+                   ['chunk_tags', listOf(new Int64())], ['ner_tags', listOf(new Int64())]];
+for (const [split, sentences] of Object.entries(splits)) {
+  const rows = sentences.map((words, i) => ({
+    id: String(i), tokens: words.map((w) => w[0]),
+    pos_tags: words.map((w) => BigInt(posNames.indexOf(w[1]))),
+    chunk_tags: words.map((w) => BigInt(chunkNames.indexOf(w[2]))),
+    ner_tags: words.map((w) => BigInt(nerNames.indexOf(w[3]))),
+  }));
+  write(`conll2003/conll2003/${split}/0000.parquet`, nerFields, rows, nerFeatures);
+}
