@@ -87,7 +87,8 @@ std::vector<double> softmax(const std::vector<T>& scores) {
   for (std::size_t i = 0; i < scores.size(); ++i) exps[i] = std::exp(static_cast<T>(scores[i] - top));
   const T sum = static_cast<T>(T{0} + pairwise_sum(exps.data(), exps.size()));
   std::vector<double> probabilities(scores.size());
-  for (std::size_t i = 0; i < scores.size(); ++i) probabilities[i] = static_cast<double>(static_cast<T>(exps[i] / sum));
+  for (std::size_t i = 0; i < scores.size(); ++i)
+    probabilities[i] = static_cast<double>(static_cast<T>(exps[i] / sum));
   return probabilities;
 }
 
@@ -95,8 +96,8 @@ std::vector<double> softmax(const std::vector<T>& scores) {
 float sort_key(float score) { return std::isnan(score) ? -std::numeric_limits<float>::infinity() : score; }
 
 QaPrediction predict_question(const SquadWindows& text, std::span<const std::size_t> windows,
-                              std::span<const float> logits, std::int64_t seq, const QaPostprocessOptions& options,
-                              const std::string& context) {
+                              std::span<const float> logits, std::int64_t seq,
+                              const QaPostprocessOptions& options, const std::string& context) {
   std::vector<Prelim> prelim;
   std::optional<Prelim> min_null;
   for (const std::size_t w : windows) {
@@ -112,7 +113,9 @@ QaPrediction predict_question(const SquadWindows& text, std::span<const std::siz
       for (const std::int64_t end : ends) {
         if (start < first || start > last || end < first || end > last) continue;  // offsets None
         if (end < start || end - start + 1 > options.max_answer_length) continue;
-        prelim.push_back({row[2 * start] + row[2 * end + 1], row[2 * start], row[2 * end + 1],
+        prelim.push_back({row[2 * start] + row[2 * end + 1],
+                          row[2 * start],
+                          row[2 * end + 1],
                           {window.offsets[static_cast<std::size_t>(start - first)].begin,
                            window.offsets[static_cast<std::size_t>(end - first)].end}});
       }
@@ -122,14 +125,16 @@ QaPrediction predict_question(const SquadWindows& text, std::span<const std::siz
   if (with_null) prelim.push_back(*min_null);
   std::stable_sort(prelim.begin(), prelim.end(),
                    [](const Prelim& a, const Prelim& b) { return sort_key(a.score) > sort_key(b.score); });
-  if (prelim.size() > static_cast<std::size_t>(options.n_best_size)) prelim.resize(static_cast<std::size_t>(options.n_best_size));
+  if (prelim.size() > static_cast<std::size_t>(options.n_best_size))
+    prelim.resize(static_cast<std::size_t>(options.n_best_size));
   // utils_qa recognises the null by its offsets (0, 0).
   const auto is_null = [](const Prelim& p) { return p.span.begin == 0 && p.span.end == 0; };
   if (with_null && std::none_of(prelim.begin(), prelim.end(), is_null)) prelim.push_back(*min_null);
 
   QaPrediction out;
   for (const Prelim& p : prelim) {
-    out.nbest.push_back({slice_characters(context, p.span.begin, p.span.end), p.start_logit, p.end_logit, 0.0, false});
+    out.nbest.push_back(
+        {slice_characters(context, p.span.begin, p.span.end), p.start_logit, p.end_logit, 0.0, false});
   }
   const bool placeholder = out.nbest.empty() || (out.nbest.size() == 1 && out.nbest[0].text.empty());
   if (placeholder) out.nbest.insert(out.nbest.begin(), QaCandidate{"empty", 0.0f, 0.0f, 0.0, true});
@@ -149,7 +154,8 @@ QaPrediction predict_question(const SquadWindows& text, std::span<const std::siz
     out.answer = out.nbest.front().text;
     return out;
   }
-  const auto best = std::find_if(out.nbest.begin(), out.nbest.end(), [](const QaCandidate& c) { return !c.text.empty(); });
+  const auto best =
+      std::find_if(out.nbest.begin(), out.nbest.end(), [](const QaCandidate& c) { return !c.text.empty(); });
   // utils_qa cannot get here without a non-empty candidate: "empty" goes first when only the
   // null is left. Candidates whose tokens span no character would; they answer "".
   if (best == out.nbest.end()) {
@@ -167,29 +173,30 @@ QaPrediction predict_question(const SquadWindows& text, std::span<const std::siz
 
 }  // namespace
 
-std::vector<QaPrediction> postprocess_qa(const SquadWindows& text, std::span<const float> logits, std::int64_t seq,
-                                         const QaPostprocessOptions& options) {
+std::vector<QaPrediction> postprocess_qa(const SquadWindows& text, std::span<const float> logits,
+                                         std::int64_t seq, const QaPostprocessOptions& options) {
   const std::size_t n_windows = text.windows.size();
   if (logits.size() != n_windows * static_cast<std::size_t>(seq) * 2) {
     throw Error(fmt::format("postprocess_qa_predictions: {} logits for {} windows of {} positions",
                             logits.size(), n_windows, seq));
   }
   std::vector<std::vector<std::size_t>> windows_of(text.file.examples.size());
-  for (std::size_t w = 0; w < n_windows; ++w) windows_of[static_cast<std::size_t>(text.windows[w].example)].push_back(w);
+  for (std::size_t w = 0; w < n_windows; ++w)
+    windows_of[static_cast<std::size_t>(text.windows[w].example)].push_back(w);
   std::vector<QaPrediction> predictions;
   predictions.reserve(windows_of.size());
   for (std::size_t e = 0; e < windows_of.size(); ++e) {
-    predictions.push_back(
-        predict_question(text, windows_of[e], logits, seq, options, text.file.context_of(text.file.examples[e])));
+    predictions.push_back(predict_question(text, windows_of[e], logits, seq, options,
+                                           text.file.context_of(text.file.examples[e])));
   }
   return predictions;
 }
 
-std::vector<std::string> postprocess_qa_predictions(const SquadWindows& text,
-                                                    std::span<const float> logits, std::int64_t seq,
-                                                    const QaPostprocessOptions& options) {
+std::vector<std::string> postprocess_qa_predictions(const SquadWindows& text, std::span<const float> logits,
+                                                    std::int64_t seq, const QaPostprocessOptions& options) {
   std::vector<std::string> answers;
-  for (QaPrediction& prediction : postprocess_qa(text, logits, seq, options)) answers.push_back(std::move(prediction.answer));
+  for (QaPrediction& prediction : postprocess_qa(text, logits, seq, options))
+    answers.push_back(std::move(prediction.answer));
   return answers;
 }
 

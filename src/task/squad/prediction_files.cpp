@@ -69,7 +69,9 @@ std::string python_float_repr(double x) {
   } else if (point <= 0) {
     out.append("0.").append(static_cast<std::size_t>(-point), '0').append(digits);
   } else if (point < n) {
-    out.append(digits, 0, static_cast<std::size_t>(point)).append(".").append(digits, static_cast<std::size_t>(point));
+    out.append(digits, 0, static_cast<std::size_t>(point))
+        .append(".")
+        .append(digits, static_cast<std::size_t>(point));
   } else {
     out.append(digits).append(static_cast<std::size_t>(point - n), '0').append(".0");
   }
@@ -116,8 +118,9 @@ std::string qa_null_odds_json(const SquadFile& file, const std::vector<QaPredict
   return object_by_id(kept, values);
 }
 
-std::filesystem::path write_qa_prediction_files(const std::filesystem::path& output_dir, std::string_view prefix,
-                                                const SquadFile& file, const std::vector<QaPrediction>& predictions,
+std::filesystem::path write_qa_prediction_files(const std::filesystem::path& output_dir,
+                                                std::string_view prefix, const SquadFile& file,
+                                                const std::vector<QaPrediction>& predictions,
                                                 bool version_2_with_negative) {
   const std::filesystem::path answers = output_dir / fmt::format("{}_predictions.json", prefix);
   io::write_file_atomically(answers, qa_predictions_json(file, predictions));

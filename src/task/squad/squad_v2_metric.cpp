@@ -12,7 +12,8 @@ namespace shmtrain::task {
 namespace {
 
 // make_eval_dict over the questions `ids` (indices into the score lists).
-SquadV2Part part(const std::vector<double>& exact, const std::vector<double>& f1, const std::vector<std::size_t>& ids) {
+SquadV2Part part(const std::vector<double>& exact, const std::vector<double>& f1,
+                 const std::vector<std::size_t>& ids) {
   double exact_sum = 0;
   double f1_sum = 0;
   for (const std::size_t i : ids) {
@@ -56,17 +57,17 @@ double squad_v2_f1(std::string_view prediction, std::string_view truth) {
 }
 
 SquadV2Scores squad_v2_scores(std::span<const std::string> predictions,
-                              std::span<const std::vector<std::string>> golds, std::span<const float> na_probs,
-                              double na_prob_thresh) {
+                              std::span<const std::vector<std::string>> golds,
+                              std::span<const float> na_probs, double na_prob_thresh) {
   const std::size_t n = predictions.size();
   if (golds.size() != n || (!na_probs.empty() && na_probs.size() != n)) {
-    throw Error(fmt::format("squad_v2_scores: {} predictions for {} questions and {} no-answer probabilities", n,
-                            golds.size(), na_probs.size()));
+    throw Error(fmt::format("squad_v2_scores: {} predictions for {} questions and {} no-answer probabilities",
+                            n, golds.size(), na_probs.size()));
   }
   SquadV2Scores scores;
   if (n == 0) return scores;
-  const std::vector<float> probabilities = na_probs.empty() ? std::vector<float>(n, 0.0f)
-                                                            : std::vector<float>(na_probs.begin(), na_probs.end());
+  const std::vector<float> probabilities =
+      na_probs.empty() ? std::vector<float>(n, 0.0f) : std::vector<float>(na_probs.begin(), na_probs.end());
   std::vector<bool> has_answer(n);
   std::vector<double> exact_raw(n);
   std::vector<double> f1_raw(n);
@@ -112,7 +113,8 @@ SquadV2Scores squad_v2_scores(std::span<const std::string> predictions,
 std::vector<std::pair<std::string, double>> squad_v2_named(const SquadV2Scores& scores) {
   std::vector<std::pair<std::string, double>> named = {
       {"exact", scores.all.exact}, {"f1", scores.all.f1}, {"total", static_cast<double>(scores.all.total)}};
-  for (const auto& [prefix, part] : {std::pair{"HasAns", &scores.has_ans}, std::pair{"NoAns", &scores.no_ans}}) {
+  for (const auto& [prefix, part] :
+       {std::pair{"HasAns", &scores.has_ans}, std::pair{"NoAns", &scores.no_ans}}) {
     if (!*part) continue;
     named.emplace_back(fmt::format("{}_exact", prefix), (*part)->exact);
     named.emplace_back(fmt::format("{}_f1", prefix), (*part)->f1);

@@ -46,8 +46,8 @@ std::vector<double> softmax(const std::vector<double>& scores) {
   return out;
 }
 
-void expect_candidate(const QaCandidate& c, const std::string& text, float start, float end, double probability,
-                      double tolerance = 1e-7) {
+void expect_candidate(const QaCandidate& c, const std::string& text, float start, float end,
+                      double probability, double tolerance = 1e-7) {
   EXPECT_EQ(c.text, text);
   EXPECT_EQ(c.start_logit, start) << text;
   EXPECT_EQ(c.end_logit, end) << text;
@@ -62,7 +62,9 @@ TEST(QaPostprocessV2, NullWinsWhenItBeatsTheBestSpanByMoreThanTheThreshold) {
   set(logits, 0, 0, 2.0f, 1.0f);  // null score 3
   set(logits, 0, 4, 1.5f, -10);   // "bb"
   set(logits, 0, 5, -10, 0.5f);   // "ccc": the span "bb ccc" scores 2
-  const auto predict = [&](double threshold) { return postprocess_qa(text, logits, kSeq, v2(2, threshold))[0]; };
+  const auto predict = [&](double threshold) {
+    return postprocess_qa(text, logits, kSeq, v2(2, threshold))[0];
+  };
 
   const QaPrediction p = predict(0.0);
   // score_diff = 3 - 1.5 - 0.5 = 1 > 0: no answer.
@@ -139,7 +141,9 @@ TEST(QaPostprocessV2, OnlyTheNullLeftPutsRunQasEmptyFirst) {
   const SquadWindows text = two_questions();
   std::vector<float> logits(3 * kSeq * 2, -10.0f);
   set(logits, 2, 0, 1.0f, 1.0f);  // q1: null 2, and with n_best_size 1 no span is tried
-  const auto predict = [&](double threshold) { return postprocess_qa(text, logits, kSeq, v2(1, threshold))[1]; };
+  const auto predict = [&](double threshold) {
+    return postprocess_qa(text, logits, kSeq, v2(1, threshold))[1];
+  };
   const QaPrediction p = predict(0.0);
   ASSERT_EQ(p.nbest.size(), 2u);
   // The "empty" entry (logits 0, score 0) is the best non-null: score_diff = 2 - 0 - 0.

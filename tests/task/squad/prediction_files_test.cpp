@@ -120,8 +120,10 @@ TEST(QaPredictionFiles, WritesEvalOrPredictFilesNullOddsOnlyForV2) {
   EXPECT_EQ(shmtrain::testing::folder_entries(dir.path()),
             (std::vector<std::string>{"eval_nbest_predictions.json", "eval_predictions.json"}));
   write_qa_prediction_files(dir.path(), "predict", file, predictions(), true);
-  EXPECT_EQ(shmtrain::testing::read_file(dir / "predict_null_odds.json"), qa_null_odds_json(file, predictions()));
-  EXPECT_EQ(shmtrain::testing::read_file(dir / "predict_nbest_predictions.json"), qa_nbest_json(file, predictions()));
+  EXPECT_EQ(shmtrain::testing::read_file(dir / "predict_null_odds.json"),
+            qa_null_odds_json(file, predictions()));
+  EXPECT_EQ(shmtrain::testing::read_file(dir / "predict_nbest_predictions.json"),
+            qa_nbest_json(file, predictions()));
 }
 
 }  // namespace

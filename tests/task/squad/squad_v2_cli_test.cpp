@@ -28,8 +28,10 @@ fs::path data() { return fixtures_dir() / "squad_v2_tiny"; }
 
 std::string v2_flags(const fs::path& output_dir) {
   return fmt::format(
-      "train --task_name squad --version_2_with_negative --config_name {} --tokenizer_name {} --train_file {} "
-      "--validation_file {} --test_file {} --output_dir {} --do_train --do_eval --do_predict --max_seq_length 48 "
+      "train --task_name squad --version_2_with_negative --config_name {} --tokenizer_name {} --train_file "
+      "{} "
+      "--validation_file {} --test_file {} --output_dir {} --do_train --do_eval --do_predict "
+      "--max_seq_length 48 "
       "--doc_stride 16 --learning_rate 3e-3 --warmup_ratio 0.1 --num_train_epochs 10 --logging_steps 20 "
       "--save_steps 0 --per_device_eval_batch_size 1",
       (model_files() / "bert_config.json").string(), (model_files() / "vocab.txt").string(),
@@ -190,8 +192,9 @@ TEST(SquadV2EndToEnd, TrainsScoresAndWritesRunQasFiles) {
   const CliRun result = run_shmtrain(v2_flags(out));
   ASSERT_EQ(result.exit_code, 0) << result.output();
   EXPECT_NE(result.out.find("model: BertForQuestionAnswering"), std::string::npos) << result.out;
-  for (const char* name : {"eval_predictions.json", "eval_nbest_predictions.json", "eval_null_odds.json",
-                           "predict_predictions.json", "predict_nbest_predictions.json", "predict_null_odds.json"}) {
+  for (const char* name :
+       {"eval_predictions.json", "eval_nbest_predictions.json", "eval_null_odds.json",
+        "predict_predictions.json", "predict_nbest_predictions.json", "predict_null_odds.json"}) {
     EXPECT_TRUE(fs::exists(out / name)) << name;
   }
   EXPECT_FALSE(fs::exists(out / "predictions.json"));
@@ -219,7 +222,8 @@ TEST(SquadV2EndToEnd, TrainsScoresAndWritesRunQasFiles) {
   std::printf("%d of %zu questions answered \"\"\n", abstained, nbest.size());
   // --do_predict on the same file writes the same answers, lists and odds.
   EXPECT_EQ(read_file(out / "predict_predictions.json"), read_file(out / "eval_predictions.json"));
-  EXPECT_EQ(read_file(out / "predict_nbest_predictions.json"), read_file(out / "eval_nbest_predictions.json"));
+  EXPECT_EQ(read_file(out / "predict_nbest_predictions.json"),
+            read_file(out / "eval_nbest_predictions.json"));
   EXPECT_EQ(read_file(out / "predict_null_odds.json"), read_file(out / "eval_null_odds.json"));
 
   // The trained model evaluated again with --null_score_diff_threshold at the median null odds:

@@ -48,9 +48,9 @@ TEST(SquadV2Metric, UnanswerableQuestionsScoreTheEmptyAnswer) {
   const auto named = squad_v2_named(scores);
   std::vector<std::string> keys;
   for (const auto& [key, value] : named) keys.push_back(key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"exact", "f1", "total", "HasAns_exact", "HasAns_f1", "HasAns_total",
-                                            "NoAns_exact", "NoAns_f1", "NoAns_total", "best_exact",
-                                            "best_exact_thresh", "best_f1", "best_f1_thresh"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"exact", "f1", "total", "HasAns_exact", "HasAns_f1",
+                                            "HasAns_total", "NoAns_exact", "NoAns_f1", "NoAns_total",
+                                            "best_exact", "best_exact_thresh", "best_f1", "best_f1_thresh"}));
   EXPECT_EQ(squad_v2_scores({}, {}).all.total, 0u);
   EXPECT_THROW(squad_v2_scores(predictions, {}), Error);
 }
@@ -65,7 +65,8 @@ TEST(SquadV2Metric, MatchesTheOfficialFormulasOnTheFixtureCases) {
     const auto predictions = c.at("predictions").get<std::vector<std::string>>();
     const auto golds = c.at("golds").get<std::vector<std::vector<std::string>>>();
     const auto na_probs = c.value("na_probs", std::vector<float>{});
-    const auto named = squad_v2_named(squad_v2_scores(predictions, golds, na_probs, c.value("na_prob_thresh", 1.0)));
+    const auto named =
+        squad_v2_named(squad_v2_scores(predictions, golds, na_probs, c.value("na_prob_thresh", 1.0)));
     const nlohmann::ordered_json& want = expected.at(name);
     ASSERT_EQ(named.size(), want.size());
     std::size_t i = 0;

@@ -60,12 +60,11 @@ struct QaPrediction {
 // logits: (windows, seq, 2), each position's start and end logit, windows in
 // text.windows' order. Returns one prediction per question of text.file, in its order.
 // REQUIRES: logits.size() == text.windows.size() * seq * 2 (else throws Error).
-std::vector<QaPrediction> postprocess_qa(const SquadWindows& text, std::span<const float> logits, std::int64_t seq,
-                                         const QaPostprocessOptions& options);
+std::vector<QaPrediction> postprocess_qa(const SquadWindows& text, std::span<const float> logits,
+                                         std::int64_t seq, const QaPostprocessOptions& options);
 
 // The answers alone (postprocess_qa(...)[i].answer).
-std::vector<std::string> postprocess_qa_predictions(const SquadWindows& text,
-                                                    std::span<const float> logits, std::int64_t seq,
-                                                    const QaPostprocessOptions& options);
+std::vector<std::string> postprocess_qa_predictions(const SquadWindows& text, std::span<const float> logits,
+                                                    std::int64_t seq, const QaPostprocessOptions& options);
 
 }  // namespace shmtrain::task

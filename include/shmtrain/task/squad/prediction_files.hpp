@@ -28,8 +28,9 @@ std::string qa_null_odds_json(const SquadFile& file, const std::vector<QaPredict
 
 // Writes the files (each atomically) into output_dir; the null odds with version_2_with_negative.
 // Returns the predictions file.
-std::filesystem::path write_qa_prediction_files(const std::filesystem::path& output_dir, std::string_view prefix,
-                                                const SquadFile& file, const std::vector<QaPrediction>& predictions,
+std::filesystem::path write_qa_prediction_files(const std::filesystem::path& output_dir,
+                                                std::string_view prefix, const SquadFile& file,
+                                                const std::vector<QaPrediction>& predictions,
                                                 bool version_2_with_negative);
 
 }  // namespace shmtrain::task

@@ -48,8 +48,8 @@ struct SquadV2Scores {
 // probability, float32 as evaluate stores it; empty: 0 for every question. REQUIRES equal
 // sizes (else throws Error); no questions score 0.
 SquadV2Scores squad_v2_scores(std::span<const std::string> predictions,
-                              std::span<const std::vector<std::string>> golds, std::span<const float> na_probs = {},
-                              double na_prob_thresh = 1.0);
+                              std::span<const std::vector<std::string>> golds,
+                              std::span<const float> na_probs = {}, double na_prob_thresh = 1.0);
 
 // The scores under evaluate's names, in its order: exact, f1, total, HasAns_exact, HasAns_f1,
 // HasAns_total, NoAns_exact, NoAns_f1, NoAns_total (each group when present), best_exact,
