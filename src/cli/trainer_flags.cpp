@@ -79,7 +79,8 @@ constexpr std::array kTrainerFlags = {
     TrainerFlag{"logging_dir", kValue, nullptr, kOwnLogs, ""},
     TrainerFlag{"logging_first_step", kBool, is_false, "",
                 "--logging_first_step is not implemented: the first log line is at logging_steps"},
-    TrainerFlag{"logging_nan_inf_filter", kBool, nullptr, "a NaN or infinite loss stops the run with an error", ""},
+    TrainerFlag{"logging_nan_inf_filter", kBool, nullptr,
+                "the logged loss is the mean of the steps' losses as computed; none is filtered out", ""},
     TrainerFlag{"no_cuda", kBool, nullptr, kCpuOnly, ""},
     TrainerFlag{"optim", kValue, is_adamw, "",
                 "--optim: shmtrain computes AdamW as torch.optim.AdamW only: use --optim adamw_torch (also "

@@ -35,7 +35,7 @@ TEST_F(TaskOptionsCheck, MissingCompanionFlags) {
   options = {};
   options.data_dir = dir_.path();
   EXPECT_EQ(error(options), "--data_dir " + dir_.path().string() +
-                                " needs --task_name (one of cola, sst2, mrpc, qqp, stsb, mnli, qnli, rte)");
+                                " needs --task_name (one of cola, sst2, mrpc, qqp, stsb, mnli, qnli, rte, wnli)");
   options = {};
   options.validation_file = dir_ / "dev.csv";
   EXPECT_EQ(error(options),

@@ -47,7 +47,8 @@ std::unique_ptr<Task> ClassificationTask::from_glue_folder(const TaskOptions& op
                                  options.max_eval_samples);
   }
   auto out = std::make_unique<ClassificationTask>(task->name, task->label_set(), std::move(train), std::move(validation));
-  if (need_eval && task->name == "mnli") {
+  // MNLI's mismatched set is evaluated when the folder has it (GLUE's download does).
+  if (need_eval && task->name == "mnli" && std::filesystem::is_regular_file(options.data_dir / "dev_mismatched.tsv", ec)) {
     out->mismatched_ = std::make_shared<ClassificationTask>(
         task->name, task->label_set(), std::nullopt,
         load_glue_split(*task, options.data_dir / "dev_mismatched.tsv", tokenizer, options.max_seq_length,

@@ -184,7 +184,7 @@ TEST_F(DataCustom, EmptyFilesAndUnknownTypes) {
   write("train.txt", "a\n");
   EXPECT_EQ(error(custom("train.txt"), true, false),
             path("train.txt") +
-                ": unsupported file type '.txt'; --train_file takes a .csv, .tsv, .json or .jsonl file");
+                ": unsupported file type '.txt'; --train_file takes a .csv, .tsv, .json, .jsonl or .parquet file");
   EXPECT_TRUE(contains(error(custom("absent.csv"), true, false),
                        path("absent.csv") + ": no such file; expected the --train_file"));
 }

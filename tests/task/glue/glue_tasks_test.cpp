@@ -233,7 +233,7 @@ TEST_F(DataGlue, MissingFolderAndFilesAreNamed) {
   write("dev_matched.tsv", "sentence1\tsentence2\tgold_label\na\tb\tneutral\n");
   EXPECT_EQ(load(glue("mnli"), false, true)->validation()->examples.size(), 1u);
   EXPECT_EQ(error(glue("sst-5")),
-            "unknown --task_name 'sst-5': one of cola, sst2, mrpc, qqp, stsb, mnli, qnli, rte, or squad (or "
+            "unknown --task_name 'sst-5': one of cola, sst2, mrpc, qqp, stsb, mnli, qnli, rte, wnli, or squad (or "
             "pass --train_file for your own data)");
 }
 
