@@ -160,8 +160,9 @@ Command add_train_command(CLI::App& app) {
   auto command = std::make_shared<TrainCommand>();
   CLI::App* sub = app.add_subcommand(
       "train",
-      "Fine-tune a BERT or DistilBERT model for sequence classification (GLUE or your own data) or question "
-      "answering (SQuAD) and evaluate it");
+      "Fine-tune a BERT, DistilBERT, RoBERTa or XLM-RoBERTa model for sequence classification (GLUE or your own "
+      "data), question answering (SQuAD) or token classification (NER), evaluate it and predict; Hugging Face's "
+      "run_glue.py / run_qa.py / run_ner.py flags");
   sub->add_option("--config", command->config,
                   "TOML file of options (keys as the flags below); flags given here override it");
   const train::TrainOptions defaults;

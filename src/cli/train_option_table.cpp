@@ -44,16 +44,18 @@ std::vector<OptionSpec> make_table() {
 
       option(
           "task_name", &TrainOptions::task_name, data,
-          "GLUE task read from --data_dir: mrpc, sst2, qqp, qnli, rte, cola, stsb, mnli; or squad (question "
-          "answering, SQuAD v1.1 JSON files); or ner, pos, chunk (token classification, run_ner's CoNLL or "
-          "JSON Lines files)"),
+          "GLUE task: mrpc, sst2, qqp, qnli, rte, cola, stsb, mnli, wnli, read from --data_dir's TSV files or, without "
+          "files, from nyu-mll/glue in the local Hugging Face cache; or squad (question answering: SQuAD v1.1 JSON "
+          "files, SQuAD 2.0 with --version_2_with_negative); or ner, pos, chunk (token classification, run_ner's "
+          "CoNLL or JSON Lines files)"),
       option("dataset_name", &TrainOptions::dataset_name, data,
              "a dataset of the local Hugging Face cache, read from its parquet files: squad, squad_v2, glue "
              "(with --dataset_config_name mrpc, ...), conll2003 or ORG/NAME; nothing is downloaded"),
       option("dataset_config_name", &TrainOptions::dataset_config_name, data,
              "the dataset's configuration (glue: the task; default: its only one)"),
       option("data_dir", &TrainOptions::data_dir, data,
-             "folder with the GLUE task's train.tsv and dev.tsv (squad: train-v1.1.json and dev-v1.1.json)"),
+             "folder with the GLUE task's train.tsv and dev.tsv (MNLI: dev_matched.tsv, dev_mismatched.tsv; squad: "
+             "train-v1.1.json and dev-v1.1.json, or train-v2.0.json and dev-v2.0.json)"),
       option(
           "train_file", &TrainOptions::train_file, data,
           "custom training data: .csv, .tsv, .json/.jsonl (text) or pre-tokenized .jsonl (input_ids); with "
