@@ -27,7 +27,8 @@ std::map<std::string, FlagArity> known_flags(const CLI::App& subcommand) {
     for (const std::string& name : option->get_lnames()) {
       FlagArity arity = option->get_expected_min() == 0 ? FlagArity::kOptionalBool : FlagArity::kValue;
       if (const OptionSpec* spec = find_train_option(name);
-          spec != nullptr && subcommand.get_name() == "train" && spec->type == OptionType::kSwitch) {
+          spec != nullptr && subcommand.get_name() == "train" && subcommand.get_parent()->get_parent() == nullptr &&
+          spec->type == OptionType::kSwitch) {
         arity = FlagArity::kOptionalSwitch;
       }
       known.emplace(name, arity);
@@ -40,18 +41,25 @@ std::map<std::string, FlagArity> known_flags(const CLI::App& subcommand) {
 // (hf_arguments.hpp); notes about flags without effect go to stderr, from rank 0 only.
 std::vector<std::string> rewrite_arguments(const CLI::App& app, int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
-  if (argc < 2) return args;
-  const CLI::App* subcommand = nullptr;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    if (sub->get_name() == args[1]) subcommand = sub;
+  // The innermost subcommand named ("train", "bench allreduce"); its flags follow it.
+  const CLI::App* subcommand = &app;
+  std::size_t first = 1;
+  while (first < args.size()) {
+    const CLI::App* named = nullptr;
+    for (const CLI::App* sub : subcommand->get_subcommands([](const CLI::App*) { return true; })) {
+      if (sub->get_name() == args[first]) named = sub;
+    }
+    if (named == nullptr) break;
+    subcommand = named;
+    ++first;
   }
-  if (subcommand == nullptr) return args;
-  const bool train = subcommand->get_name() == "train";
-  ArgumentRewrite rewrite = rewrite_hf_arguments(std::span(args).subspan(2), known_flags(*subcommand), train);
+  if (subcommand == &app) return args;
+  const bool train = subcommand->get_name() == "train" && subcommand->get_parent() == &app;
+  ArgumentRewrite rewrite = rewrite_hf_arguments(std::span(args).subspan(first), known_flags(*subcommand), train);
   if (launch::mpi_launcher_rank() == 0) {
     for (const std::string& note : rewrite.notes) fmt::print(stderr, "shmtrain: note: {}\n", note);
   }
-  rewrite.args.insert(rewrite.args.begin(), args.begin(), args.begin() + 2);
+  rewrite.args.insert(rewrite.args.begin(), args.begin(), args.begin() + static_cast<std::ptrdiff_t>(first));
   return rewrite.args;
 }
 
