@@ -26,6 +26,9 @@ pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
 find_package(Snappy CONFIG REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET zlib)
+# TensorBoard event files (report/): protoc generates the Event code; ISA-L computes TFRecord's CRC-32C.
+find_package(Protobuf REQUIRED)
+pkg_check_modules(ISAL REQUIRED IMPORTED_TARGET libisal)
 
 set(SHMTRAIN_HAVE_MPI OFF)
 if(SHMTRAIN_WITH_MPI)

@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libutf8proc-dev libfmt-dev
   libpcre2-dev libsentencepiece-dev
   libsnappy-dev libzstd-dev zlib1g-dev
+  libprotobuf-dev protobuf-compiler libisal-dev
   libgtest-dev libgmock-dev
   libopenmpi-dev openmpi-bin
 )
