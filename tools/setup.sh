@@ -12,6 +12,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libisal-dev
   libgtest-dev libgmock-dev
   libopenmpi-dev openmpi-bin
+  tmux
 )
 
 missing=()

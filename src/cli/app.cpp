@@ -1,5 +1,6 @@
 #include "shmtrain/cli/app.hpp"
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <map>

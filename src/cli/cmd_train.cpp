@@ -9,13 +9,16 @@
 // Under an MPI launcher (mpirun ... shmtrain train ...) nothing is forked: this process is one
 // rank of the job (launch/mpi_job.hpp). With --hostfile, shmtrain starts that mpirun itself.
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "shmtrain/cli/commands.hpp"
 #include "shmtrain/cli/multi_node_flags.hpp"
@@ -63,7 +66,20 @@ train::TrainOptions resolve_options(const TrainCommand& command) {
   }
   resolve_task_defaults(options);
   validate_train_options(options);
+  if (launch::mpi_launcher_rank() == 0) {
+    for (const std::string& note : report_to_notes(options)) fmt::print(stderr, "shmtrain: note: {}\n", note);
+  }
   return options;
+}
+
+// run_info.json's placement: each worker's package, NUMA nodes, cores, threads and cpus.
+nlohmann::json placement_json(const std::vector<topo::PlacementEntry>& entries) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const topo::PlacementEntry& e : entries) {
+    out.push_back({{"rank", e.rank}, {"package", e.package}, {"numa", e.numa_nodes}, {"cores", e.cores},
+                   {"threads", e.threads}, {"cpus", fmt::format("{}", fmt::join(e.cpus, ","))}});
+  }
+  return out;
 }
 
 // The placement decides every worker's thread count, for compute and for the exchange alike:
@@ -98,6 +114,8 @@ int run_train_under_mpi(const TrainCommand& command) {
   tensor::set_compute_threads(entry.threads);
   std::optional<train::PreparedRun> prepared;
   job.together([&] { prepared.emplace(train::prepare_inputs(options)); });
+  prepared->placement = placement_json({entry});  // this rank's; the others' are theirs to know
+  prepared->option_values = train_option_values(options);
   if (options.dry_run) {
     if (job.rank() == 0) {
       train::print_dry_run(options, options_toml, *prepared, job.size(), entry.threads, stdout);
@@ -120,10 +138,29 @@ int run_train_under_mpi(const TrainCommand& command) {
   });
 }
 
+// A run that fails before it writes anything leaves no empty output_dir behind: the folder it
+// created is removed when still empty (rmdir removes nothing else).
+class NewFolderGuard {
+ public:
+  explicit NewFolderGuard(std::filesystem::path folder) : folder_(std::move(folder)) {
+    std::error_code error;
+    if (folder_.empty() || std::filesystem::exists(folder_, error)) folder_.clear();
+  }
+  ~NewFolderGuard() {
+    if (!folder_.empty()) ::rmdir(folder_.c_str());
+  }
+  NewFolderGuard(const NewFolderGuard&) = delete;
+  NewFolderGuard& operator=(const NewFolderGuard&) = delete;
+
+ private:
+  std::filesystem::path folder_;
+};
+
 int run_train(const TrainCommand& command) {
   if (launch::started_by_mpi_launcher()) return run_train_under_mpi(command);
   if (!wants_mpirun(command.multi_node)) check_simulated_hosts(command.multi_node);
   const train::TrainOptions options = resolve_options(command);
+  const NewFolderGuard new_output_dir(options.dry_run ? std::filesystem::path() : options.output_dir);
   const std::string options_toml = train_options_to_toml(options);
   if (wants_mpirun(command.multi_node)) start_mpirun(command.multi_node, command.placement);
   const ResolvedPlacement placement = resolve_placement(placement_for(command, options));
@@ -136,7 +173,9 @@ int run_train(const TrainCommand& command) {
   }
   // The launcher tokenizes on every CPU it may use; a single worker on the threads it trains with.
   tensor::set_compute_threads(workers > 1 ? tensor::allowed_cpu_count() : threads);
-  const train::PreparedRun prepared = train::prepare_run(options);
+  train::PreparedRun prepared = train::prepare_run(options);
+  prepared.placement = placement_json(plan.workers);
+  prepared.option_values = train_option_values(options);
   if (options.dry_run) {
     train::print_dry_run(options, options_toml, prepared, workers, threads, stdout);
     return 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include "option_fields.hpp"
 #include "shmtrain/topo/placement.hpp"
@@ -181,6 +182,9 @@ std::vector<OptionSpec> make_table() {
       option("save_total_limit", &TrainOptions::save_total_limit, log,
              "keep at most N checkpoints, removing the oldest", at_least_one),
       option("disable_tqdm", &TrainOptions::disable_tqdm, log, "no live progress line, even on a terminal"),
+      option("report_to", &TrainOptions::report_to, log,
+             "comma-separated: none (no report.html), tensorboard or all (also TensorBoard event files under "
+             "output_dir/runs/); other integrations (wandb, mlflow, ...) are not called"),
 
       option("threads", &TrainOptions::threads, compute, "compute threads per worker (default: its cores)",
              between(1, topo::kMaxThreadsPerWorker)),
@@ -224,6 +228,44 @@ std::string train_options_to_toml(const train::TrainOptions& options) {
     out += fmt::format("{} = {}\n", spec.name, *value);
   }
   return out;
+}
+
+nlohmann::json train_option_values(const train::TrainOptions& options) {
+  const train::TrainOptions defaults;
+  const auto values = [](const train::TrainOptions& of) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const OptionSpec& spec : train_option_table()) {
+      std::optional<std::string> shown = spec.show(of);
+      if (!shown) continue;
+      if (shown->size() >= 2 && shown->front() == '"') {
+        try {  // a TOML string: its text, unescaped
+          *shown = toml::parse("v = " + *shown)["v"].value_or(*shown);
+        } catch (const toml::parse_error&) {
+        }
+      }
+      out[spec.name] = *shown;
+    }
+    return out;
+  };
+  return {{"options", values(options)}, {"defaults", values(defaults)}};
+}
+
+std::vector<std::string> report_to_notes(const train::TrainOptions& options) {
+  std::vector<std::string> notes;
+  for (std::size_t begin = 0; begin < options.report_to.size();) {
+    const std::size_t comma = std::min(options.report_to.find(',', begin), options.report_to.size());
+    std::string name = options.report_to.substr(begin, comma - begin);
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    if (!name.empty() && name != "none" && name != "all" && name != "tensorboard") {
+      notes.push_back(fmt::format("--report_to {} has no effect here: shmtrain calls no integration; it writes "
+                                  "output_dir/metrics.jsonl, report.html and, with --report_to tensorboard, "
+                                  "TensorBoard event files",
+                                  name));
+    }
+    begin = comma + 1;
+  }
+  return notes;
 }
 
 }  // namespace shmtrain::cli

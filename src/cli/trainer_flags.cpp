@@ -92,7 +92,6 @@ constexpr std::array kTrainerFlags = {
     TrainerFlag{"preprocessing_num_workers", kValue, nullptr, "tokenizing runs on every allowed core already", ""},
     TrainerFlag{"push_to_hub", kBool, is_false, "", kUploadsNothing},
     TrainerFlag{"remove_unused_columns", kBool, nullptr, "each task reads only the columns it needs", ""},
-    TrainerFlag{"report_to", kValue, nullptr, kOwnLogs, ""},
     TrainerFlag{"run_name", kValue, nullptr, kOwnLogs, ""},
     TrainerFlag{"save_on_each_node", kBool, is_false, "",
                 "--save_on_each_node is not implemented: rank 0 writes output_dir, on its host"},

@@ -5,7 +5,9 @@
 #include <random>
 #include <system_error>
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include "shmtrain/common/error.hpp"
@@ -44,19 +46,37 @@ void AtomicFolder::commit() {
   const std::filesystem::path parent = parent_of(target_);
   fsync_folder(temp_path_);
   std::error_code error;
-  std::filesystem::path aside;
   if (std::filesystem::exists(target_, error)) {
-    aside = parent / fmt::format(".{}.tmp-old-{}", target_.filename().string(), random_suffix());
+    // One atomic exchange: at every instant the target is the old folder or the new one.
+    if (::renameat2(AT_FDCWD, temp_path_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) == 0) {
+      committed_ = true;
+      fsync_folder(parent);
+      std::filesystem::remove_all(temp_path_, error);  // now the old folder
+      return;
+    }
+    if (errno != EINVAL && errno != ENOSYS) {
+      throw_errno(fmt::format("exchange {} with {}", temp_path_.string(), target_.string()));
+    }
+    // A filesystem without RENAME_EXCHANGE: the old folder is moved aside first, so for a
+    // moment the target is absent (never half-written).
+    const std::filesystem::path aside =
+        parent / fmt::format(".{}.tmp-old-{}", target_.filename().string(), random_suffix());
     if (std::rename(target_.c_str(), aside.c_str()) != 0) {
       throw_errno(fmt::format("move the old {} aside", target_.string()));
     }
+    if (std::rename(temp_path_.c_str(), target_.c_str()) != 0) {
+      throw_errno(fmt::format("rename {} to {}", temp_path_.string(), target_.string()));
+    }
+    committed_ = true;
+    fsync_folder(parent);
+    std::filesystem::remove_all(aside, error);
+    return;
   }
   if (std::rename(temp_path_.c_str(), target_.c_str()) != 0) {
     throw_errno(fmt::format("rename {} to {}", temp_path_.string(), target_.string()));
   }
   committed_ = true;
   fsync_folder(parent);
-  if (!aside.empty()) std::filesystem::remove_all(aside, error);
 }
 
 int remove_stale_temporaries(const std::filesystem::path& folder) {

@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cerrno>
+#include <map>
 #include <system_error>
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/atomic_file.hpp"
@@ -18,6 +23,32 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kCheckpointPrefix = "checkpoint-";
+
+// Two runs writing one output_dir would interleave their checkpoints and results: a run holds
+// an advisory lock (flock) on the folder itself while it, or any worker it forks, lives. The
+// same process asking again (a resumed run in a test) keeps its lock.
+void lock_output_dir(const fs::path& dir) {
+  static std::map<std::string, int> held;  // canonical folder -> its locked descriptor
+  std::error_code error;
+  const std::string key = fs::weakly_canonical(dir, error).string();
+  if (held.count(key) > 0) return;
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw_errno(fmt::format("open output_dir {}", dir.string()));
+  // A run that just ended may still be exiting (its workers follow their launcher within a
+  // moment): wait up to 3 s before calling the folder taken.
+  int tries = 60;
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK && --tries > 0) ::usleep(50'000);
+  if (tries == 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int saved = tries == 0 ? EWOULDBLOCK : errno;
+    ::close(fd);
+    if (saved == EWOULDBLOCK) {
+      fail_input("output_dir {} is in use by another shmtrain run: wait for it to end, or choose another folder",
+                 dir.string());
+    }
+    throw SystemError(fmt::format("lock output_dir {}", dir.string()), saved);
+  }
+  held.emplace(key, fd);  // open until the process exits: the lock lasts as long as the run
+}
 
 // The files a run writes into output_dir itself (besides checkpoints).
 constexpr const char* kRunFiles[] = {
@@ -72,6 +103,7 @@ fs::path prepare_output_dir(const TrainOptions& options, std::vector<std::string
     fs::create_directories(dir, error);
     if (error) fail_input("output_dir {}: cannot create it: {}", dir.string(), error.message());
   }
+  lock_output_dir(dir);  // before anything in it is touched: another run's temporaries are not stale
   if (const int removed = io::remove_stale_temporaries(dir); removed > 0) {
     notes.push_back(fmt::format("removed {} unfinished temporary file(s) an interrupted run left in {}", removed,
                                 dir.string()));

@@ -41,9 +41,18 @@ void ProgressDisplay::step(std::int64_t step, double loss, double samples_per_se
   draw();
 }
 
+void ProgressDisplay::window(double tokens_per_second, double exchange_share) {
+  tokens_per_second_ = tokens_per_second;
+  exchange_share_ = exchange_share;
+}
+
 void ProgressDisplay::draw() {
-  const std::string line = fmt::format("  step {}/{} | loss {:.4f} | {:.1f} samples/s | ETA {}", step_, total_, loss_,
-                                       samples_per_second_, format_duration(eta_seconds(step_)));
+  const std::string window =
+      tokens_per_second_ < 0
+          ? std::string()
+          : fmt::format(" | {:.0f} tokens/s | exchange {:.0f}%", tokens_per_second_, 100.0 * exchange_share_);
+  const std::string line = fmt::format("  step {}/{} | loss {:.4f} | {:.1f} samples/s{} | ETA {}", step_, total_, loss_,
+                                       samples_per_second_, window, format_duration(eta_seconds(step_)));
   const std::size_t pad = drawn_width_ > line.size() ? drawn_width_ - line.size() : 0;
   fmt::print(out_, "\r{}{:{}}", line, "", pad);
   std::fflush(out_);

@@ -5,13 +5,13 @@
 #include "shmtrain/tensor/gemm_bf16.hpp"
 
 namespace shmtrain::train {
-namespace {
-
 std::int64_t count_parameters(const model::ParamTable& table) {
   std::int64_t total = 0;
   for (const model::ParamEntry& entry : table.entries()) total += entry.size;
   return total;
 }
+
+namespace {
 
 std::string format_count(std::int64_t n) {
   if (n >= 1'000'000) return fmt::format("{:.1f}M", static_cast<double>(n) / 1e6);
@@ -24,7 +24,7 @@ std::string format_count(std::int64_t n) {
 std::string format_record(const nlohmann::ordered_json& record, std::int64_t total_steps) {
   std::string line = fmt::format("step {}/{}", record["step"].get<std::int64_t>(), total_steps);
   for (const auto& [key, value] : record.items()) {
-    if (key == "step") continue;
+    if (key == "step" || value.is_object() || (value.is_array() && key != "worker_wait")) continue;
     if (!value.is_number_float()) {
       line += fmt::format(" | {} {}", key, value.dump());
       continue;

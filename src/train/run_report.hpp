@@ -13,6 +13,9 @@
 
 namespace shmtrain::train {
 
+// The model's parameters, every tensor of the table.
+std::int64_t count_parameters(const model::ParamTable& table);
+
 // "step 50/3750 | epoch 0.20 | loss 0.6927 | learning_rate 6.533e-05 | ...".
 std::string format_record(const nlohmann::ordered_json& record, std::int64_t total_steps);
 

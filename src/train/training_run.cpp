@@ -10,6 +10,7 @@
 
 #include "results_files.hpp"
 #include "token_weights.hpp"
+#include "run_info.hpp"
 #include "run_report.hpp"
 #include "shmtrain/model/batch_validation.hpp"
 #include "shmtrain/common/error.hpp"
@@ -37,6 +38,7 @@ TrainingRun::TrainingRun(const TrainOptions& options, const std::string& options
                          const PreparedRun& prepared, comm::Communicator& comm, std::FILE* out)
     : options_(options),
       options_toml_(options_toml),
+      prepared_(prepared),
       inputs_(prepared.inputs),
       resume_(prepared.resume),
       notes_(prepared.notes),
@@ -106,12 +108,17 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
       std::min(options_.gradient_accumulation_steps, plan.batches_per_epoch - state_.batches_done);
   std::vector<data::Batch> batches;
   std::vector<model::StepContext> contexts;
+  const auto data_start = Clock::now();
+  double tokens = 0;
+  double flops = 0;
   for (std::int64_t i = 0; i < micro_batches; ++i) {
     const std::vector<std::int64_t> rows = rows_->rows(state_.epoch_index, state_.batches_done + i);
     batches.push_back(data::collate(train, rows, static_cast<std::size_t>(inputs_.max_seq_length),
                                     options_.batch_padding(), inputs_.tokenizer->pad_id(),
                                     inputs_.task->target()));
     model::validate_batch(batches.back(), inputs_.config, train.source);
+    tokens += static_cast<double>(real_tokens(batches.back()));
+    flops += train_flops(inputs_.config, batches.back());
     // Dropout masks are a function of the micro-step, so a resumed run draws the same ones.
     contexts.push_back(model::StepContext{
         .train = true,
@@ -122,6 +129,7 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
     samples_ += samples;
     window_samples_ += samples;
   }
+  profile_.add_data(seconds_since(data_start));
   if (inputs_.task->target() == data::Target::kTokens) weigh_token_batches(batches, comm_);
   state_.batches_done += micro_batches;
   if (state_.batches_done >= plan.batches_per_epoch) {
@@ -129,44 +137,9 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
     state_.batches_done = 0;
   }
   const StepResult result = engine_.step(batches, contexts, lr, options_.max_grad_norm);
-  wait_.add_step(comm_, result.times.forward + result.times.backward, result.times.total());
+  profile_.add_step(comm_, result.times, tokens, flops);
   return result;
 }
-
-void TrainingRun::log_step(const StepPlan& plan, double loss, double grad_norm, double lr, bool epoch_end) {
-  state_.window_loss_sum += loss;
-  ++state_.window_steps;
-  const bool last = state_.global_step == plan.total_steps;
-  if (state_.global_step % plan.logging_steps != 0 && !last && !(options_.log_each_epoch && epoch_end)) return;
-  const double seconds = seconds_since(window_start_);
-  nlohmann::ordered_json record;
-  record["step"] = state_.global_step;
-  record["epoch"] = state_.epoch();
-  record["loss"] = state_.window_loss_sum / static_cast<double>(state_.window_steps);
-  record["learning_rate"] = lr;
-  record["grad_norm"] = grad_norm;
-  record["samples_per_second"] = seconds > 0 ? static_cast<double>(window_samples_) / seconds : 0.0;
-  const std::vector<double> waits = wait_.take_shares(comm_);  // collective
-  if (waits.size() > 1) {
-    // Each worker's wait for the others at the exchange, as a share of its step time.
-    nlohmann::json shares = nlohmann::json::array();
-    for (const double w : waits) shares.push_back(std::round(w * 1e4) / 1e4);
-    record["worker_wait"] = shares;
-  }
-  state_.window_loss_sum = 0;
-  state_.window_steps = 0;
-  window_samples_ = 0;
-  window_start_ = Clock::now();
-  if (!leader_) return;
-  state_.log_history.push_back(record);
-  metrics_->append(record);
-  print_line(format_record(record, plan.total_steps));
-}
-
-
-
-
-
 
 void TrainingRun::save() {
   const optim::AdamWState optimizer = engine_.optimizer_state();  // collective when sharded
@@ -254,13 +227,16 @@ TrainSummary TrainingRun::execute() {
                                           : StepPlan{};
   for (const std::string& note : notes_) print_line(note);
   const char* origin = load_or_init_weights();
-  if (leader_) {
-    print_plan(options_, inputs_, plan, table_,
-               PlanFacts{.workers = comm_.size(),
-                         .threads = tensor::compute_threads(),
-                         .bf16 = bf16_,
-                         .weights_origin = origin},
-               out_);
+  const PlanFacts facts{
+      .workers = comm_.size(), .threads = tensor::compute_threads(), .bf16 = bf16_, .weights_origin = origin};
+  if (leader_) print_plan(options_, inputs_, plan, table_, facts, out_);
+  const auto started = Clock::now();
+  if (options_.do_train && options_.writes_report()) {
+    const double gemm_gflops = measure_job_gemm_gflops(comm_, bf16_);  // collective
+    if (leader_) {
+      run_info_ = run_info_json(options_, prepared_, plan, table_, facts, gemm_gflops);
+      io::write_file_atomically(options_.output_dir / "run_info.json", run_info_.dump(2) + "\n");
+    }
   }
 
   TrainSummary summary;
@@ -283,6 +259,11 @@ TrainSummary TrainingRun::execute() {
     const std::filesystem::path file =
         predict(engine_.model(), *inputs_.task, eval_settings(), comm_, leader_ ? options_.output_dir : std::filesystem::path());
     print_line(fmt::format("predictions written to {}", file.string()));
+  }
+  if (leader_ && !run_info_.empty()) {
+    run_info_["finished"] = true;
+    run_info_["wall_seconds"] = seconds_since(started);
+    io::write_file_atomically(options_.output_dir / "run_info.json", run_info_.dump(2) + "\n");
   }
   if (leader_) {
     write_final_files(plan, summary, last_eval);

@@ -19,7 +19,7 @@
 #include "shmtrain/train/step_plan.hpp"
 #include "shmtrain/train/trainer.hpp"
 #include "shmtrain/train/trainer_state.hpp"
-#include "worker_wait.hpp"
+#include "step_profile.hpp"
 
 namespace shmtrain::train {
 
@@ -57,6 +57,7 @@ class TrainingRun {
 
   const TrainOptions& options_;
   const std::string& options_toml_;
+  const PreparedRun& prepared_;
   const RunInputs& inputs_;
   const std::filesystem::path& resume_;
   const std::vector<std::string>& notes_;
@@ -71,9 +72,10 @@ class TrainingRun {
   std::optional<io::MetricsLog> metrics_;
   std::optional<ProgressDisplay> progress_;
 
+  nlohmann::ordered_json run_info_;  // rank 0's run_info.json (run_info.hpp)
   std::optional<BatchRows> rows_;  // over the training set
   BestModel best_;
-  WorkerWait wait_;
+  StepProfile profile_;
   Clock::time_point window_start_;
   std::int64_t window_samples_ = 0;
   std::int64_t samples_ = 0;

@@ -12,6 +12,8 @@
 #include <variant>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "shmtrain/train/train_options.hpp"
 
 namespace shmtrain::cli {
@@ -61,5 +63,12 @@ void validate_train_options(const train::TrainOptions& options);
 // The resolved options as TOML, grouped and in table order; unset optionals are left out.
 // Saved with every checkpoint and the final model, printed by --dry_run.
 std::string train_options_to_toml(const train::TrainOptions& options);
+
+// {"options": {name: value}, "defaults": {name: value}}: each set option as the resolved
+// config shows it (strings without their quotes), for run_info.json.
+nlohmann::json train_option_values(const train::TrainOptions& options);
+
+// One line per report_to integration that shmtrain does not call (wandb, mlflow, ...).
+std::vector<std::string> report_to_notes(const train::TrainOptions& options);
 
 }  // namespace shmtrain::cli

@@ -23,8 +23,9 @@ class AtomicFolder {
   const std::filesystem::path& temp_path() const { return temp_path_; }
   const std::filesystem::path& path() const { return target_; }
 
-  // Renames the temporary folder to the target (an existing target is moved aside first and
-  // removed after) and fsyncs the parent. REQUIRES: not yet committed.
+  // Renames the temporary folder to the target and fsyncs the parent. An existing target is
+  // swapped out in one atomic renameat2(RENAME_EXCHANGE) and removed after; on a filesystem
+  // without it, moved aside first. REQUIRES: not yet committed.
   void commit();
 
  private:

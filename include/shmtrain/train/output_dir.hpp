@@ -22,7 +22,8 @@ namespace shmtrain::train {
 // "checkpoint-<step>" folders of `output_dir`, oldest (lowest step) first.
 std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& output_dir);
 
-// Creates output_dir when needed and decides where training starts: the returned path is the
+// Creates output_dir when needed, locks it for this run (another run's prepare_output_dir on it
+// is an InputError until this process and its workers exit), and decides where training starts: the returned path is the
 // checkpoint to resume from (options.resume_from_checkpoint, or the last one of an
 // interrupted run), empty for a fresh start. `notes` receives what was decided, for the log.
 // Throws InputError when output_dir holds another run and overwrite_output_dir is false.

@@ -131,12 +131,33 @@ struct TrainOptions {
   double early_stopping_threshold = 0.0;
   std::optional<std::int64_t> save_total_limit;
   bool disable_tqdm = false;  // no live progress line even on a terminal
+  // TrainingArguments' report_to, comma-separated: "none" writes no report.html; "tensorboard"
+  // (or "all") also writes TensorBoard event files under output_dir/runs/. Other integrations
+  // (wandb, mlflow, ...) are not called: the CLI says so.
+  std::string report_to;
 
   // Compute.
   std::optional<std::int64_t> threads;  // compute threads per worker; default: its cores
   bool shard_optimizer = false;  // each worker keeps AdamW's state for 1/P of the parameters
   Bf16Mode bf16 = Bf16Mode::kOff;  // mixed precision (torch.autocast semantics)
   bool ddp_bf16_grads = false;     // the exchange carries bf16 gradients, summed in fp32
+
+  // report_to's parts, lower-cased.
+  bool reports_to(std::string_view name) const {
+    std::string text;
+    for (const char c : report_to) text.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    for (std::size_t begin = 0; begin <= text.size();) {
+      const std::size_t comma = std::min(text.find(',', begin), text.size());
+      std::string part = text.substr(begin, comma - begin);
+      part.erase(0, part.find_first_not_of(' '));
+      part.erase(part.find_last_not_of(' ') + 1);
+      if (part == name) return true;
+      begin = comma + 1;
+    }
+    return false;
+  }
+  bool writes_report() const { return !reports_to("none"); }
+  bool writes_tensorboard() const { return reports_to("tensorboard") || reports_to("all"); }
 
   // --task_name squad: extractive question answering (run_qa.py) instead of classification.
   bool question_answering() const {

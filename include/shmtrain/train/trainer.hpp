@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "shmtrain/comm/communicator.hpp"
 #include "shmtrain/train/step_engine.hpp"
 #include "shmtrain/train/run_inputs.hpp"
@@ -44,6 +46,11 @@ struct PreparedRun {
   std::filesystem::path resume;    // empty: a fresh run
   std::vector<std::string> notes;  // what the output_dir decision was, for rank 0 to print
   bool bf16 = false;               // --bf16 resolved against this CPU
+  // For run_info.json (the report's summary), filled by the command that launches the run:
+  // each worker's placement [{rank, package, numa, cores, threads, cpus}], and the options
+  // {"options": {key: value}, "defaults": {key: value}} as the option table shows them.
+  nlohmann::json placement = nlohmann::json::array();
+  nlohmann::json option_values = nlohmann::json::object();
 };
 
 // --bf16 against this CPU: true when the GEMMs run in bf16. Throws InputError for --bf16 true
