@@ -5,6 +5,7 @@
 #include "shmtrain/data/parquet.hpp"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <climits>
@@ -254,6 +255,74 @@ TEST(Parquet, MapsAreListsOfKeyValuePairsAndDecimalsAreNumbers) {
   EXPECT_DOUBLE_EQ(first["price"].get<double>(), 12.34);
   EXPECT_TRUE(rows.rows.rows[1].object["m"].is_null());
   EXPECT_DOUBLE_EQ(rows.rows.rows[1].object["price"].get<double>(), -0.05);
+}
+
+// Impala and old parquet-mr mark a MAP's repeated group MAP_KEY_VALUE: it is the entry, not
+// another map.
+TEST(Parquet, MapKeyValueGroupsAreTheEntries) {
+  pw::File file;
+  file.schema = {root(1),
+                 {.name = "m", .repetition = 1, .num_children = 1, .converted_type = 1},
+                 {.name = "map", .repetition = 2, .num_children = 2, .converted_type = 2},
+                 string_column("key"),
+                 int32_column("value", 1)};
+  file.row_groups = {
+      {1,
+       {{.path = {"m", "map", "key"},
+         .type = 6,
+         .num_values = 1,
+         .pages = {{.body = pw::v1_levels({0}, 1) + pw::v1_levels({2}, 2) + pw::plain_strings({"k"}),
+                    .num_values = 1}}},
+        {.path = {"m", "map", "value"},
+         .num_values = 1,
+         .pages = {{.body = pw::v1_levels({0}, 1) + pw::v1_levels({3}, 2) + pw::plain_int32({9}),
+                    .num_values = 1}}}}}};
+  EXPECT_EQ(parse(pw::write_file(file)).rows.rows[0].object,
+            Json::parse(R"({"m": [{"key": "k", "value": 9}]})"));
+}
+
+// What some writers write and pyarrow reads: a footer total of 0 rows (the row groups count),
+// and the chunks of an empty row group at offset 0.
+TEST(Parquet, RowGroupsCountTheRowsAndEmptyChunksNeedNoData) {
+  pw::File file;
+  file.schema = {root(1), int32_column("n")};
+  file.row_groups = {
+      {2, {{.path = {"n"}, .num_values = 2, .pages = {{.body = pw::plain_int32({1, 2}), .num_values = 2}}}}},
+      {0, {{.path = {"n"}, .num_values = 0, .data_page_offset = 0}}}};
+  file.num_rows = 0;
+  const ParquetRows rows = parse(pw::write_file(file));
+  ASSERT_EQ(rows.rows.rows.size(), 2u);
+  EXPECT_EQ(rows.rows.rows[1].object, Json::parse(R"({"n": 2})"));
+}
+
+std::string gzip(const std::string& data) {
+  z_stream stream{};
+  EXPECT_EQ(deflateInit2(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&stream, data.size()) + 32, '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  stream.avail_in = static_cast<uInt>(data.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&stream, Z_FINISH), Z_STREAM_END);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return out;
+}
+
+TEST(Parquet, GzipPagesOfSeveralMembers) {
+  const std::string first = pw::plain_int32({1, 2}), second = pw::plain_int32({3});
+  const std::string bytes =
+      one_column(int32_column("n"), 1, 3,
+                 {{.body = gzip(first) + gzip(second), .num_values = 3, .uncompressed_size = 12}}, 2);
+  const ParquetRows rows = parse(bytes);
+  ASSERT_EQ(rows.rows.rows.size(), 3u);
+  EXPECT_EQ(rows.rows.rows[2].object, Json::parse(R"({"n": 3})"));
+  const std::string short_page = one_column(
+      int32_column("n"), 1, 3, {{.body = gzip(first), .num_values = 3, .uncompressed_size = 12}}, 2);
+  EXPECT_EQ(
+      error_of([&] { parse(short_page, "gz.parquet"); }),
+      "gz.parquet: column n: row group 1: page 1: the page declares 12 bytes uncompressed but its GZIP data "
+      "holds 8");
 }
 
 // Two strings in a dictionary, then a data page of indices.

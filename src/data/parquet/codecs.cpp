@@ -40,6 +40,7 @@ void zstd_decompress(std::span<const std::byte> input, std::span<std::byte> outp
 }
 
 // `output` has one byte more than the page declares, so that a stream holding more is seen.
+// Concatenated gzip members (some writers compress in chunks) are read one after another.
 void gzip_decompress(std::span<const std::byte> input, std::span<std::byte> output) {
   if (input.size() > UINT_MAX || output.size() > UINT_MAX) fail_input("a GZIP page over 4 GiB");
   z_stream stream{};
@@ -50,8 +51,13 @@ void gzip_decompress(std::span<const std::byte> input, std::span<std::byte> outp
   stream.avail_in = static_cast<uInt>(input.size());
   stream.next_out = reinterpret_cast<Bytef*>(output.data());
   stream.avail_out = static_cast<uInt>(output.size());
-  const int status = inflate(&stream, Z_FINISH);
-  const std::size_t held = stream.total_out;
+  int status;
+  for (;;) {
+    status = inflate(&stream, Z_FINISH);
+    if (status != Z_STREAM_END || stream.avail_in == 0 || stream.avail_out == 0) break;
+    if (inflateReset(&stream) != Z_OK) break;
+  }
+  const std::size_t held = output.size() - stream.avail_out;
   const std::string message = stream.msg != nullptr ? stream.msg : "";
   inflateEnd(&stream);
   const std::size_t declared = output.size() - 1;

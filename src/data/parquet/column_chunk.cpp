@@ -240,6 +240,8 @@ class ChunkReader {
 
 LeafData read_column_chunk(std::span<const std::byte> file, std::size_t data_end, const ColumnMetaData& meta,
                            const SchemaNode& leaf, DecodeBudget& budget, PageBuffer& buffer) {
+  // A chunk of no values has nothing to read; some writers leave its offsets 0.
+  if (meta.num_values == 0) return {};
   std::int64_t start = meta.data_page_offset;
   if (meta.dictionary_page_offset && *meta.dictionary_page_offset > 0 &&
       *meta.dictionary_page_offset < start) {

@@ -25,6 +25,8 @@ class DecodeBudget {
   std::size_t total() const { return total_; }
 
  private:
+  [[noreturn]] void fail() const;
+
   std::size_t total_;
   std::size_t left_;
 };

@@ -68,8 +68,12 @@ void read_logical_type(CompactReader& in, SchemaElement& element) {
 void apply_converted_type(std::int32_t converted, SchemaElement& element) {
   if (converted == 0 || converted == 4 || converted == 19) {
     element.annotation = Annotation::string;
-  } else if (converted == 1 || converted == 2) {
+  } else if (converted == 1) {
     element.annotation = Annotation::map;
+  } else if (converted == 2) {
+    // MAP_KEY_VALUE marks the repeated group inside a MAP (Impala, old parquet-mr): the group is
+    // the map's entry, an object, and the MAP above it already makes the list.
+    element.annotation = Annotation::none;
   } else if (converted == 3) {
     element.annotation = Annotation::list;
   } else if (converted == 5) {

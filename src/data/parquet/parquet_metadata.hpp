@@ -56,7 +56,7 @@ enum class Annotation {
   none,
   string,  // UTF8, ENUM, JSON, BSON, STRING
   list,
-  map,  // MAP and MAP_KEY_VALUE
+  map,
   decimal,
   integer,  // INT_* / UINT_* / IntType: see bit_width, is_signed
   float16,

@@ -38,18 +38,20 @@ DecodeBudget::DecodeBudget(std::size_t file_size) {
 }
 
 void DecodeBudget::charge(std::size_t bytes) {
-  if (bytes > left_) {
-    fail_input(
-        "its rows would take more than {} MiB of memory, more than a file of this size can hold "
-        "(a damaged or crafted file)",
-        total_ >> 20);
-  }
+  if (bytes > left_) fail();
   left_ -= bytes;
 }
 
 void DecodeBudget::charge(std::size_t count, std::size_t each) {
-  if (each != 0 && count > left_ / each) charge(left_ + 1);
-  charge(count * each);
+  if (each != 0 && count > left_ / each) fail();
+  left_ -= count * each;
+}
+
+void DecodeBudget::fail() const {
+  fail_input(
+      "its rows would take more than {} MiB of memory, more than a file of this size can hold "
+      "(a damaged or crafted file)",
+      total_ >> 20);
 }
 
 void ValueSink::boolean(bool value) { out_.emplace_back(value); }
