@@ -28,6 +28,7 @@ pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET zlib)
 # TensorBoard event files (report/): protoc generates the Event code; ISA-L computes TFRecord's CRC-32C.
 find_package(Protobuf REQUIRED)
+find_library(PROTOBUF_LITE_STATIC libprotobuf-lite.a REQUIRED)  # src/CMakeLists.txt says why static
 pkg_check_modules(ISAL REQUIRED IMPORTED_TARGET libisal)
 
 set(SHMTRAIN_HAVE_MPI OFF)

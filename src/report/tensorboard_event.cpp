@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include <utf8proc.h>
+
 #include "shmtrain/common/error.hpp"
 #include "tensorboard_event.pb.h"
 
@@ -15,6 +17,20 @@ std::string serialize(const proto::Event& event, std::string_view what) {
   return bytes;
 }
 
+// proto3 strings are UTF-8: protobuf (C++ and Python, so TensorBoard too) refuses to parse an
+// Event whose tag is not, which would make the rest of the file unreadable.
+void check_utf8(std::string_view tag) {
+  const auto* next = reinterpret_cast<const utf8proc_uint8_t*>(tag.data());
+  auto left = static_cast<utf8proc_ssize_t>(tag.size());
+  while (left > 0) {
+    utf8proc_int32_t code_point = 0;
+    const utf8proc_ssize_t length = utf8proc_iterate(next, left, &code_point);
+    if (length <= 0) fail_input("TensorBoard tag '{}' is not UTF-8 text", tag);
+    next += length;
+    left -= length;
+  }
+}
+
 }  // namespace
 
 std::string serialize_file_version_event(double wall_time) {
@@ -25,6 +41,7 @@ std::string serialize_file_version_event(double wall_time) {
 }
 
 std::string serialize_scalar_event(std::string_view tag, std::int64_t step, float value, double wall_time) {
+  check_utf8(tag);
   proto::Event event;
   event.set_wall_time(wall_time);
   event.set_step(step);

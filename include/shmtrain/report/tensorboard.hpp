@@ -33,11 +33,12 @@ class TensorBoardWriter {
   TensorBoardWriter& operator=(const TensorBoardWriter&) = delete;
 
   // Appends one Event { wall_time, step, summary { value { tag, simple_value } } }; the value
-  // is stored as float32, as SummaryWriter.add_scalar stores it. Each record reaches the file
-  // in one write(2) before this returns, so a process killed at any point leaves whole records
-  // (and a reader such as TensorBoard stops at a torn last one after a power loss). Throws
-  // SystemError naming the file (ENOSPC, EIO); the file is first cut back to its last whole
-  // record so that it stays readable. After a failed cut every later call throws.
+  // is stored as float32, as SummaryWriter.add_scalar stores it. Each record is handed to the
+  // kernel in one pwrite(2) (more only when the disk fills) before this returns, so a process
+  // killed at any point leaves whole records (and a reader such as TensorBoard stops at a torn
+  // last one after a power loss). Throws InputError for a tag that is not UTF-8, SystemError
+  // naming the file for a failed write (ENOSPC, EIO); the file is first cut back to its last
+  // whole record so that it stays readable. After a failed cut every later call throws.
   void add_scalar(std::string_view tag, std::int64_t step, double value, double wall_time);
 
   // fsync(2): the records written so far survive a power loss. Throws SystemError naming the file.

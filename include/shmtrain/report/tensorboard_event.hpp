@@ -14,6 +14,7 @@ namespace shmtrain::report {
 inline constexpr std::string_view kTensorBoardFileVersion = "brain.Event:2";
 
 // An Event's bytes (a TFRecord's data). The value is stored as float32, as add_scalar does.
+// Throws InputError for a tag that is not UTF-8 (no protobuf reader would parse the Event).
 std::string serialize_file_version_event(double wall_time);
 std::string serialize_scalar_event(std::string_view tag, std::int64_t step, float value, double wall_time);
 
