@@ -185,6 +185,9 @@ std::vector<OptionSpec> make_table() {
       option("report_to", &TrainOptions::report_to, log,
              "comma-separated: none (no report.html), tensorboard or all (also TensorBoard event files under "
              "output_dir/runs/); other integrations (wandb, mlflow, ...) are not called"),
+      option("logging_dir", &TrainOptions::logging_dir, log,
+             "where --report_to tensorboard writes its event files (default: output_dir/runs/<date>_<host>, as "
+             "Trainer's)"),
 
       option("threads", &TrainOptions::threads, compute, "compute threads per worker (default: its cores)",
              between(1, topo::kMaxThreadsPerWorker)),
@@ -198,6 +201,11 @@ std::vector<OptionSpec> make_table() {
           "has it, else fp32"),
       option("ddp_bf16_grads", &TrainOptions::ddp_bf16_grads, compute,
              "the workers exchange bf16 gradients (half the bytes), summed in fp32 and rounded once"),
+      option("ddp_timeout", &TrainOptions::ddp_timeout, compute,
+             "seconds a worker may show no sign of life (stopped, stuck in I/O, swapped out) before the job "
+             "stops naming it; a worker that is busy (saving, evaluating) is never cut off; raise it to keep "
+             "a worker stopped in a debugger",
+             between(1, 7 * 24 * 3600)),
   };
 }
 

@@ -45,8 +45,6 @@ constexpr std::array kTrainerFlags = {
     TrainerFlag{"ddp_backend", kValue, nullptr, kNoBackend, ""},
     TrainerFlag{"ddp_find_unused_parameters", kBool, nullptr,
                 "every parameter's gradient lives in the shared arena; none is looked for", ""},
-    TrainerFlag{"ddp_timeout", kValue, nullptr,
-                "a worker that dies stops the job within seconds; there is no collective timeout to set", ""},
     TrainerFlag{"deepspeed", kValue, nullptr, "",
                 "--deepspeed is not used: data parallelism is built in, and --shard_optimizer splits AdamW's state "
                 "across the workers as ZeRO stage 1 does"},
@@ -76,7 +74,6 @@ constexpr std::array kTrainerFlags = {
     TrainerFlag{"local_rank", kValue, nullptr, "shmtrain starts and ranks its own workers", ""},
     TrainerFlag{"log_level", kValue, nullptr, "shmtrain logs one line per logging step, and errors", ""},
     TrainerFlag{"log_level_replica", kValue, nullptr, "only rank 0 logs", ""},
-    TrainerFlag{"logging_dir", kValue, nullptr, kOwnLogs, ""},
     TrainerFlag{"logging_first_step", kBool, is_false, "",
                 "--logging_first_step is not implemented: the first log line is at logging_steps"},
     TrainerFlag{"logging_nan_inf_filter", kBool, nullptr,

@@ -13,6 +13,7 @@
 #include "batch_rows.hpp"
 #include "best_model.hpp"
 #include "shmtrain/io/metrics_log.hpp"
+#include "shmtrain/report/tensorboard.hpp"
 #include "shmtrain/train/evaluate.hpp"
 #include "shmtrain/train/progress.hpp"
 #include "shmtrain/train/step_engine.hpp"
@@ -51,6 +52,9 @@ class TrainingRun {
   void add_mismatched_evaluation(nlohmann::ordered_json& record);
   // Appends an evaluation record to the log history and metrics.jsonl, and prints it.
   void record_evaluation(const nlohmann::ordered_json& record, std::int64_t total_steps);
+  // Rank 0: a log or evaluation record into trainer_state's history, metrics.jsonl and, with
+  // --report_to tensorboard, the event file.
+  void publish(const nlohmann::ordered_json& record);
   void save();
   void write_final_files(const StepPlan& plan, const TrainSummary& summary,
                          const std::optional<nlohmann::ordered_json>& eval);
@@ -70,6 +74,7 @@ class TrainingRun {
   StepEngine engine_;
   TrainerState state_;
   std::optional<io::MetricsLog> metrics_;
+  std::optional<report::TensorBoardWriter> tensorboard_;
   std::optional<ProgressDisplay> progress_;
 
   nlohmann::ordered_json run_info_;  // rank 0's run_info.json (run_info.hpp)

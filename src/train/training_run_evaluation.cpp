@@ -41,10 +41,15 @@ void TrainingRun::add_mismatched_evaluation(nlohmann::ordered_json& record) {
       result.seconds > 0 ? static_cast<double>(result.samples) / result.seconds : 0.0;
 }
 
-void TrainingRun::record_evaluation(const nlohmann::ordered_json& record, std::int64_t total_steps) {
-  if (!leader_) return;
+void TrainingRun::publish(const nlohmann::ordered_json& record) {
   state_.log_history.push_back(record);
   metrics_->append(record);
+  if (tensorboard_) report::write_log_record(*tensorboard_, record);
+}
+
+void TrainingRun::record_evaluation(const nlohmann::ordered_json& record, std::int64_t total_steps) {
+  if (!leader_) return;
+  publish(record);
   print_line(format_record(record, total_steps));
 }
 

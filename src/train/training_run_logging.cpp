@@ -67,8 +67,7 @@ void TrainingRun::log_step(const StepPlan& plan, double loss, double grad_norm, 
     }
     progress_->window(seconds > 0 ? window.tokens / seconds : 0.0, total > 0 ? exchange / total : 0.0);
   }
-  state_.log_history.push_back(record);
-  metrics_->append(record);
+  publish(record);
   print_line(format_record(record, plan.total_steps));
 }
 

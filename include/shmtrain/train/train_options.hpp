@@ -135,12 +135,16 @@ struct TrainOptions {
   // (or "all") also writes TensorBoard event files under output_dir/runs/. Other integrations
   // (wandb, mlflow, ...) are not called: the CLI says so.
   std::string report_to;
+  std::filesystem::path logging_dir;  // TensorBoard's folder; "": output_dir/runs/<date>_<host>, as Trainer's
 
   // Compute.
   std::optional<std::int64_t> threads;  // compute threads per worker; default: its cores
   bool shard_optimizer = false;  // each worker keeps AdamW's state for 1/P of the parameters
   Bf16Mode bf16 = Bf16Mode::kOff;  // mixed precision (torch.autocast semantics)
   bool ddp_bf16_grads = false;     // the exchange carries bf16 gradients, summed in fp32
+  // Seconds a worker's heartbeat may stand still before it counts as stalled (stopped, stuck)
+  // and the job stops; comm::kDefaultStallTimeout says why 30.
+  std::int64_t ddp_timeout = 30;
 
   // report_to's parts, lower-cased.
   bool reports_to(std::string_view name) const {

@@ -1,0 +1,69 @@
+// --report_to tensorboard: the run's log and evaluation records land in TensorBoard event files
+// under output_dir/runs/<date>_<host>/ with Trainer's tags, every value as metrics.jsonl has it.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "shmtrain/report/tensorboard.hpp"
+#include "support/test_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using shmtrain::testing::CliRun;
+using shmtrain::testing::run_shmtrain;
+using shmtrain::testing::source_dir;
+using shmtrain::testing::TempDir;
+
+std::string run_flags(const fs::path& out) {
+  return "train --config configs/demo.toml --max_steps 6 --logging_steps 2 --eval_steps 3 --save_steps 0 "
+         "--output_dir " + out.string();
+}
+
+TEST(TensorBoardRun, EveryRecordOfMetricsJsonlIsInTheEventFile) {
+  const TempDir dir;
+  const fs::path out = dir / "out";
+  const CliRun run = run_shmtrain(run_flags(out) + " --report_to tensorboard", source_dir());
+  ASSERT_EQ(run.exit_code, 0) << run.output();
+  ASSERT_TRUE(fs::is_directory(out / "runs"));
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::recursive_directory_iterator(out / "runs")) {
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  }
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].filename().string().rfind("events.out.tfevents.", 0), 0u) << files[0];
+  std::map<std::pair<std::string, std::int64_t>, float> scalars;
+  for (const auto& s : shmtrain::report::read_tensorboard_events(files[0])) scalars[{s.tag, s.step}] = s.value;
+
+  std::ifstream metrics(out / "metrics.jsonl");
+  int checked = 0;
+  for (std::string line; std::getline(metrics, line);) {
+    const nlohmann::ordered_json record = nlohmann::ordered_json::parse(line);
+    const std::int64_t step = record["step"].get<std::int64_t>();
+    for (const auto& [key, value] : record.items()) {
+      if (key == "step" || !value.is_number()) continue;
+      const std::string tag = key.rfind("eval_", 0) == 0 ? "eval/" + key.substr(5) : "train/" + key;
+      const auto it = scalars.find({tag, step});
+      ASSERT_NE(it, scalars.end()) << tag << " at step " << step;
+      EXPECT_EQ(it->second, static_cast<float>(value.get<double>())) << tag << " at step " << step;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 20);
+  EXPECT_TRUE(scalars.count({"train/loss", 2}) == 1);
+  EXPECT_TRUE(scalars.count({"eval/accuracy", 3}) == 1);
+}
+
+TEST(TensorBoardRun, WithoutReportToThereAreNoEventFiles) {
+  const TempDir dir;
+  const CliRun run = run_shmtrain(run_flags(dir / "out"), source_dir());
+  ASSERT_EQ(run.exit_code, 0) << run.output();
+  EXPECT_FALSE(fs::exists(dir / "out" / "runs"));
+}
+
+}  // namespace
