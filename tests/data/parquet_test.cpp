@@ -257,6 +257,19 @@ TEST(Parquet, MapsAreListsOfKeyValuePairsAndDecimalsAreNumbers) {
   EXPECT_DOUBLE_EQ(rows.rows.rows[1].object["price"].get<double>(), -0.05);
 }
 
+// pyarrow writes decimal128 as FIXED_LEN_BYTE_ARRAY, big-endian two's complement.
+TEST(Parquet, DecimalsInBytesAreNumbers) {
+  const pw::Element column = {
+      .name = "d", .type = 7, .repetition = 0, .converted_type = 5, .scale = 2, .type_length = 3};
+  const std::string bytes = one_column(
+      column, 7, 3, {{.body = std::string("\x00\x04\xD2\xFF\xFF\xFB\x80\x00\x00", 9), .num_values = 3}});
+  const ParquetRows rows = parse(bytes);
+  ASSERT_EQ(rows.rows.rows.size(), 3u);
+  EXPECT_DOUBLE_EQ(rows.rows.rows[0].object["d"].get<double>(), 12.34);
+  EXPECT_DOUBLE_EQ(rows.rows.rows[1].object["d"].get<double>(), -0.05);
+  EXPECT_DOUBLE_EQ(rows.rows.rows[2].object["d"].get<double>(), -83886.08);
+}
+
 // Impala and old parquet-mr mark a MAP's repeated group MAP_KEY_VALUE: it is the entry, not
 // another map.
 TEST(Parquet, MapKeyValueGroupsAreTheEntries) {

@@ -9,14 +9,14 @@
 // DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT; nested columns through their
 // repetition and definition levels (LIST groups of the 3-level and legacy 2-level forms, MAP
 // groups as lists of {key, value}, structs). Values become JSON: struct -> object, list ->
-// array, null -> null, INT32/INT64 -> integer (unsigned when annotated so), DECIMAL on
-// INT32/INT64 -> number, FLOAT/DOUBLE/FLOAT16 -> number, BOOLEAN -> bool, BYTE_ARRAY and
-// FIXED_LEN_BYTE_ARRAY -> string (which must be UTF-8). DATE/TIME/TIMESTAMP stay the integers
-// the file stores.
+// array, null -> null, INT32/INT64 -> integer (unsigned when annotated so), DECIMAL ->
+// number, FLOAT/DOUBLE/FLOAT16 -> number, BOOLEAN -> bool, BYTE_ARRAY and
+// FIXED_LEN_BYTE_ARRAY -> string (which must be UTF-8). DATE/TIME/TIMESTAMP stay the
+// integers the file stores.
 //
 // Refused, each with an InputError naming the file and the column: INT96 (legacy
-// timestamps), DECIMAL stored as bytes, other codecs (LZO, BROTLI, LZ4, LZ4_RAW), encrypted
-// files, column data in other files, BIT_PACKED levels.
+// timestamps), other codecs (LZO, BROTLI, LZ4, LZ4_RAW), encrypted files, column data in
+// other files, BIT_PACKED levels, binary values that are not UTF-8 text.
 //
 // Every length, offset and count the file declares is checked against the file and against
 // the page it belongs to before it is used. What the rows may take in memory is bounded by

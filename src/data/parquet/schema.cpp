@@ -25,10 +25,6 @@ ValueKind leaf_kind(const SchemaElement& element, const std::string& path) {
       return ValueKind::real;
     case PhysicalType::byte_array:
     case PhysicalType::fixed_len_byte_array:
-      if (is_decimal) {
-        fail_input("column {}: DECIMAL values stored as bytes are not supported; cast the column to float64",
-                   path);
-      }
       if (*element.type == PhysicalType::fixed_len_byte_array) {
         if (element.type_length <= 0 || element.type_length > (1 << 20)) {
           fail_input("column {}: FIXED_LEN_BYTE_ARRAY of length {}", path, element.type_length);
@@ -39,7 +35,7 @@ ValueKind leaf_kind(const SchemaElement& element, const std::string& path) {
           return ValueKind::real16;
         }
       }
-      return ValueKind::text;
+      return is_decimal ? ValueKind::decimal_bytes : ValueKind::text;
   }
   fail_input("column {}: unknown physical type", path);
 }

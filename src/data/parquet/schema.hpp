@@ -14,7 +14,19 @@
 namespace shmtrain::data::parquet {
 
 // The JSON a leaf's values become (see shmtrain/data/parquet.hpp).
-enum class ValueKind { boolean, int32, uint32, int64, uint64, decimal32, decimal64, real, real16, text };
+enum class ValueKind {
+  boolean,
+  int32,
+  uint32,
+  int64,
+  uint64,
+  decimal32,
+  decimal64,
+  decimal_bytes,  // big-endian two's complement in BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY
+  real,
+  real16,
+  text,
+};
 
 struct SchemaNode {
   std::string name;

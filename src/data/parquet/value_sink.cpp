@@ -27,6 +27,17 @@ double half_to_double(std::uint16_t half) {
   return sign ? -value : value;
 }
 
+// A DECIMAL's unscaled value stored big-endian in two's complement, as a double.
+double unscaled_decimal(std::string_view bytes) {
+  const bool negative = !bytes.empty() && (static_cast<unsigned char>(bytes[0]) & 0x80) != 0;
+  double magnitude = 0;  // of -x - 1 when negative: the bytes' complement
+  for (const char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    magnitude = magnitude * 256 + (negative ? 255 - b : b);
+  }
+  return negative ? -(magnitude + 1) : magnitude;
+}
+
 }  // namespace
 
 DecodeBudget::DecodeBudget(std::size_t file_size) {
@@ -94,6 +105,10 @@ void ValueSink::bytes(std::string_view value) {
     std::uint16_t half;
     std::memcpy(&half, value.data(), sizeof half);  // FLOAT16 values are two bytes (schema.cpp)
     out_.emplace_back(half_to_double(half));
+    return;
+  }
+  if (leaf_.kind == ValueKind::decimal_bytes) {
+    out_.emplace_back(unscaled_decimal(value) / std::pow(10.0, leaf_.scale));
     return;
   }
   const std::size_t bad = text::find_invalid_utf8(value);
