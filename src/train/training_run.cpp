@@ -80,14 +80,23 @@ void TrainingRun::start_or_resume(const StepPlan& plan) {
     state_ = load_checkpoint(resume_, inputs_.config, table_, engine_.params(), optimizer);
     best_.restore(state_.best_metric, state_.best_model_checkpoint);
     engine_.set_optimizer_state(optimizer);
-    if (state_.batches_per_epoch != plan.batches_per_epoch || state_.world_size != comm_.size() ||
-        state_.global_batch_size != plan.global_batch) {
+    // Elastic: the worker count may change, the global batch may not. A global step's rows are
+    // the same contiguous block of the epoch's permutation for any worker count (each worker
+    // takes every P-th), dropout masks follow the rows, and the optimizer state is whole in
+    // the checkpoint: the losses go on as if the run had never stopped.
+    if (state_.batches_per_epoch != plan.batches_per_epoch || state_.global_batch_size != plan.global_batch) {
       fail_input("{}: the checkpoint was made with {} worker(s), a global batch of {} and {} batches per epoch; "
-                 "this run has {}, {} and {}, so its data position does not apply",
+                 "this run has {}, {} and {}, so its data position does not apply (keep the global batch: "
+                 "per_device_train_batch_size x workers x gradient_accumulation_steps)",
                  resume_.string(), state_.world_size, state_.global_batch_size, state_.batches_per_epoch,
                  comm_.size(), plan.global_batch, plan.batches_per_epoch);
     }
-    print_line(fmt::format("resumed from {} at step {}", resume_.string(), state_.global_step));
+    print_line(fmt::format("resumed from {} at step {}{}", resume_.string(), state_.global_step,
+                           state_.world_size != comm_.size()
+                               ? fmt::format(" (written by {} worker(s), continued by {})", state_.world_size,
+                                             comm_.size())
+                               : std::string()));
+    state_.world_size = comm_.size();
   } else {
     state_.batches_per_epoch = plan.batches_per_epoch;
     state_.world_size = comm_.size();

@@ -147,12 +147,52 @@ TEST_P(DataParallel, ATwoWorkerCheckpointResumesToTheSameLosses) {
   EXPECT_EQ(read_file(dir / "resumed" / "model.safetensors"), read_file(dir / "straight" / "model.safetensors"));
 }
 
+// Elastic resume: a 2-worker checkpoint goes on with 1 worker (and a 1-worker one with 2), the
+// global batch kept, to the losses of the 2-worker run that never stopped (up to summation
+// order: the workers' gradients are summed in another order).
+TEST_P(DataParallel, ACheckpointResumesOnAnotherWorkerCountWithTheSameGlobalBatch) {
+  const bool shard = GetParam();
+  const TempDir dir;
+  const ReferenceRun run = write_reference_run(dir);
+  const std::string flags = " --model_name_or_path " + run.model.string() + " --train_file " +
+                            run.train_file.string() +
+                            " --do_eval false --max_seq_length 32 --learning_rate 1e-3 --warmup_ratio 0.2"
+                            " --hidden_dropout_prob 0.1 --logging_steps 1 --max_steps 8 --save_steps 3" +
+                            std::string(shard ? " --shard_optimizer" : "");
+  const std::string two = " --nproc_per_node 2 --per_device_train_batch_size 4";
+  const std::string one = " --nproc_per_node 1 --per_device_train_batch_size 8";
+  const CliRun straight = run_shmtrain("train --do_train --output_dir " + (dir / "straight").string() + flags + two);
+  ASSERT_EQ(straight.exit_code, 0) << straight.output();
+  const CliRun shrunk = run_shmtrain("train --do_train --output_dir " + (dir / "shrunk").string() + flags + one +
+                                     " --resume_from_checkpoint " + (dir / "straight" / "checkpoint-3").string());
+  ASSERT_EQ(shrunk.exit_code, 0) << shrunk.output();
+  EXPECT_NE(shrunk.out.find("(written by 2 worker(s), continued by 1)"), std::string::npos) << shrunk.out;
+  // ... and back: the 1-worker run's checkpoint at step 6 on 2 workers.
+  const CliRun grown = run_shmtrain("train --do_train --output_dir " + (dir / "grown").string() + flags + two +
+                                    " --resume_from_checkpoint " + (dir / "shrunk" / "checkpoint-6").string());
+  ASSERT_EQ(grown.exit_code, 0) << grown.output();
+  const auto expected = metric_by_step(dir / "straight" / "metrics.jsonl", "loss");
+  const auto after_shrink = metric_by_step(dir / "shrunk" / "metrics.jsonl", "loss");
+  const auto after_grow = metric_by_step(dir / "grown" / "metrics.jsonl", "loss");
+  ASSERT_EQ(expected.size(), 8u);
+  ASSERT_EQ(after_shrink.size(), 5u);
+  ASSERT_EQ(after_grow.size(), 2u);
+  for (std::size_t i = 0; i < after_shrink.size(); ++i) {
+    EXPECT_EQ(after_shrink[i].first, expected[i + 3].first);
+    EXPECT_NEAR(after_shrink[i].second, expected[i + 3].second, 2e-6) << "step " << after_shrink[i].first;
+  }
+  for (std::size_t i = 0; i < after_grow.size(); ++i) {
+    EXPECT_EQ(after_grow[i].first, expected[i + 6].first);
+    EXPECT_NEAR(after_grow[i].second, expected[i + 6].second, 2e-6) << "step " << after_grow[i].first;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Optimizer, DataParallel, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& param) {
                            return param.param ? std::string("sharded") : std::string("replicated");
                          });
 
-TEST(DataParallelCli, ACheckpointOfAnotherWorkerCountIsRefusedByName) {
+TEST(DataParallelCli, ACheckpointOfAnotherGlobalBatchIsRefusedByName) {
   const TempDir dir;
   const ReferenceRun run = write_reference_run(dir);
   const std::string flags = " --model_name_or_path " + run.model.string() + " --train_file " +
