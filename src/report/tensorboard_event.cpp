@@ -37,6 +37,7 @@ std::string serialize_file_version_event(double wall_time) {
   proto::Event event;
   event.set_wall_time(wall_time);
   event.set_file_version(std::string(kTensorBoardFileVersion));
+  event.mutable_source_metadata()->set_writer(std::string(kTensorBoardSourceWriter));
   return serialize(event, "the file version");
 }
 
@@ -63,6 +64,7 @@ TensorBoardEvent parse_tensorboard_event(std::string_view bytes, std::string_vie
   out.wall_time = event.wall_time();
   out.step = event.step();
   if (event.has_file_version()) out.file_version = event.file_version();
+  if (event.has_source_metadata()) out.source_writer = event.source_metadata().writer();
   if (event.has_summary()) {
     for (const proto::Summary::Value& value : event.summary().value()) {
       if (value.has_simple_value()) out.simple_values.emplace_back(value.tag(), value.simple_value());

@@ -112,7 +112,10 @@ TEST(TensorBoardEvent, DefaultsAreLeftOutButAZeroValueIsWritten) {
   EXPECT_EQ(serialize_scalar_event("x", -1, 0.0f, 0.0).substr(0, 11),
             bytes({0x10, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}));
   EXPECT_EQ(serialize_file_version_event(1700000000.5),
-            bytes({0x09, 0x00, 0x00, 0x20, 0x40, 0xfc, 0x54, 0xd9, 0x41, 0x1a, 0x0d}) + "brain.Event:2");
+            bytes({0x09, 0x00, 0x00, 0x20, 0x40, 0xfc, 0x54, 0xd9, 0x41}) +  // 1: wall_time 1700000000.5
+                bytes({0x1a, 0x0d}) + "brain.Event:2" +                      // 3: file_version
+                bytes({0x52, 0x24, 0x0a, 0x22}) +  // 10: source_metadata { 1: writer }
+                "shmtrain.report.tensorboard_writer");
 }
 
 TEST(TensorBoardEvent, RefusesATagThatIsNotUtf8) {
@@ -132,7 +135,9 @@ TEST(TensorBoardEvent, ParsesWhatItWrites) {
   EXPECT_EQ(scalar.simple_values, (std::vector<std::pair<std::string, float>>{{"eval/f1", 0.25f}}));
   const TensorBoardEvent version = parse_tensorboard_event(serialize_file_version_event(3.0), "x");
   EXPECT_EQ(version.file_version, "brain.Event:2");
+  EXPECT_EQ(version.source_writer, "shmtrain.report.tensorboard_writer");
   EXPECT_TRUE(version.simple_values.empty());
+  EXPECT_EQ(scalar.source_writer, "");
   EXPECT_NE(error_of([] {
               parse_tensorboard_event(bytes({0xff, 0xff}), "f: record 4");
             }).find("f: record 4: not a TensorBoard Event"),
@@ -218,6 +223,7 @@ TEST(TensorBoardWriter, WriterAndReaderAgreeOnEveryField) {
   ASSERT_EQ(records.size(), 5u);
   const TensorBoardEvent version = parse_tensorboard_event(records[0], "first");
   EXPECT_EQ(version.file_version, "brain.Event:2");
+  EXPECT_EQ(version.source_writer, kTensorBoardSourceWriter);
   EXPECT_GE(version.wall_time, before);
   EXPECT_LE(version.wall_time, after);
 

@@ -11,9 +11,10 @@ Usage: /usr/bin/python3 tools/tensorboard_reference/tfevents.py read FILE
 Needs Debian's python3-crc32c and python3-protobuf. The encoding is Python protobuf's pure-Python
 one (not the C++ library shmtrain links), over message types built here at run time with the
 field numbers of tensorboard/compat/proto/event.proto and summary.proto: Event.wall_time = 1
-(double), step = 2 (int64), oneof what { file_version = 3 (string), summary = 5 (Summary) };
-Summary.value = 1 (repeated Value); Value.tag = 1 (string), oneof value { simple_value = 2
-(float) }. The framing is TFRecord's, as tensorboard/summary/writer/record_writer.py writes it.
+(double), step = 2 (int64), oneof what { file_version = 3 (string), summary = 5 (Summary) },
+source_metadata = 10 (SourceMetadata { writer = 1 (string) }); Summary.value = 1 (repeated
+Value); Value.tag = 1 (string), oneof value { simple_value = 2 (float) }. The framing is
+TFRecord's, as tensorboard/summary/writer/record_writer.py writes it.
 """
 import json
 import os
@@ -27,6 +28,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory  # 
 
 # (wall_time, step, tag, value); the first record is the file version.
 FIXTURE_VERSION_WALL_TIME = 1700000000.5
+FIXTURE_SOURCE_WRITER = "shmtrain.report.tensorboard_writer"
 FIXTURE = [
     (1700000001.25, 1, "train/loss", 0.6931471805599453),
     (1700000002.125, 300, "train/learning_rate", 1.7e-05),
@@ -54,12 +56,15 @@ def _event_class():
     _field(value, "tag", 1, T.TYPE_STRING)
     _field(value, "simple_value", 2, T.TYPE_FLOAT, oneof=0)
     _field(summary, "value", 1, T.TYPE_MESSAGE, T.LABEL_REPEATED, ".check.Summary.Value")
+    source = file.message_type.add(name="SourceMetadata")
+    _field(source, "writer", 1, T.TYPE_STRING)
     event = file.message_type.add(name="Event")
     event.oneof_decl.add(name="what")
     _field(event, "wall_time", 1, T.TYPE_DOUBLE)
     _field(event, "step", 2, T.TYPE_INT64)
     _field(event, "file_version", 3, T.TYPE_STRING, oneof=0)
     _field(event, "summary", 5, T.TYPE_MESSAGE, type_name=".check.Summary", oneof=0)
+    _field(event, "source_metadata", 10, T.TYPE_MESSAGE, type_name=".check.SourceMetadata")
     pool = descriptor_pool.DescriptorPool()
     pool.Add(file)
     return message_factory.MessageFactory(pool).GetPrototype(pool.FindMessageTypeByName("check.Event"))
@@ -109,6 +114,8 @@ def read(path):
         what = event.WhichOneof("what")
         if what == "file_version":
             out["file_version"] = event.file_version
+        if event.HasField("source_metadata"):
+            out["source_writer"] = event.source_metadata.writer
         elif what == "summary":
             out["values"] = [[v.tag, v.simple_value] for v in event.summary.value if v.HasField("simple_value")]
         print(json.dumps(out, ensure_ascii=False))
@@ -116,6 +123,7 @@ def read(path):
 
 def write_fixture(path):
     event = Event(wall_time=FIXTURE_VERSION_WALL_TIME, file_version="brain.Event:2")
+    event.source_metadata.writer = FIXTURE_SOURCE_WRITER
     blob = frame(event.SerializeToString())
     for wall_time, step, tag, value in FIXTURE:
         event = Event(wall_time=wall_time, step=step)

@@ -26,7 +26,8 @@ double unix_time_now();
 class TensorBoardWriter {
  public:
   // Creates `dir` (with its parents) and a new event file in it, and writes the file's first
-  // record (file_version "brain.Event:2"). Throws SystemError naming the folder or the file.
+  // record (file_version "brain.Event:2", source_metadata). Throws SystemError naming the folder
+  // or the file.
   explicit TensorBoardWriter(const std::filesystem::path& dir);
   ~TensorBoardWriter();
   TensorBoardWriter(const TensorBoardWriter&) = delete;
