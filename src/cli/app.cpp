@@ -74,7 +74,7 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", "shmtrain 0.1.0");
   const std::vector<Command> commands = {
       add_info_command(app),  add_tokenize_command(app), add_topo_command(app),
-      add_bench_command(app), add_train_command(app),
+      add_bench_command(app), add_train_command(app),    add_report_command(app),
   };
 
   std::vector<std::string> args;

@@ -19,5 +19,6 @@ Command add_tokenize_command(CLI::App& app);
 Command add_topo_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_train_command(CLI::App& app);
+Command add_report_command(CLI::App& app);
 
 }  // namespace shmtrain::cli
