@@ -132,6 +132,7 @@ int run_train_under_mpi(const TrainCommand& command) {
   rank_options.disable_tqdm = true;
   launch::LaunchOptions launch_options;
   launch_options.arena_bytes = train::shared_arena_bytes(options, *prepared, job.size());
+  launch_options.comm.transport.stall_timeout = std::chrono::seconds(options.ddp_timeout);
   return job.run(launch_options, [&](launch::WorkerContext& context) {
     train::run_training(rank_options, options_toml, *prepared, context.communicator, stdout);
     return 0;
@@ -184,13 +185,30 @@ int run_train(const TrainCommand& command) {
     train::run_training(options, options_toml, prepared, context.communicator, stdout);
     return 0;
   };
-  if (workers == 1) return launch::run_in_this_process(plan, worker);
+  // One worker trains in this process, unless it may have to be restarted.
+  if (workers == 1 && options.max_restarts == 0) return launch::run_in_this_process(plan, worker);
   tensor::stop_compute_threads();
   launch::LaunchOptions launch_options;
   launch_options.arena_bytes = train::shared_arena_bytes(options, prepared, workers);
   launch_options.other_ranks_stdout = false;
-  launch::launch_workers(placement.topology, plan, launch_options, worker);
-  return 0;
+  launch_options.comm.transport.stall_timeout = std::chrono::seconds(options.ddp_timeout);
+  // torchrun's --max_restarts: a failed job is torn down (launch_workers returns only once
+  // every worker is gone) and started again from its last checkpoint.
+  for (std::int64_t restart = 1;; ++restart) {
+    try {
+      launch::launch_workers(placement.topology, plan, launch_options, worker);
+      return 0;
+    } catch (const launch::WorkerFailure& failure) {
+      if (restart > options.max_restarts) throw;
+      prepared.notes.clear();
+      prepared.resume = train::prepare_restart(options, prepared.notes);
+      fmt::print(stderr, "shmtrain: {}\nshmtrain: restart {} of {}: {}\n", failure.what(), restart,
+                 options.max_restarts,
+                 prepared.resume.empty() ? std::string("from the start")
+                                         : "from " + prepared.resume.string());
+      std::fflush(stderr);
+    }
+  }
 }
 
 }  // namespace

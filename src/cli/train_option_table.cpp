@@ -114,6 +114,10 @@ std::vector<OptionSpec> make_table() {
              "label --test_file with the model after training (ner/pos/chunk: predictions.txt)"),
       option("resume_from_checkpoint", &TrainOptions::resume_from_checkpoint, run,
              "continue from this checkpoint folder (output_dir/checkpoint-N)"),
+      option("max_restarts", &TrainOptions::max_restarts, run,
+             "when a worker fails, stop the job and start it again from its last checkpoint, up to N times "
+             "(torchrun's); 0: the job fails",
+             between(0, 1000)),
       option("dry_run", &TrainOptions::dry_run, run,
              "print the resolved configuration, data sizes and step counts, then stop"),
 

@@ -54,7 +54,7 @@ void lock_output_dir(const fs::path& dir) {
 constexpr const char* kRunFiles[] = {
     "model.safetensors", "config.json",        "vocab.txt",          "tokenizer_config.json",
     "special_tokens_map.json", "tokenizer.json", "vocab.json", "merges.txt", "sentencepiece.bpe.model",
-    "shmtrain_config.toml", "metrics.jsonl", "trainer_state.json",
+    "shmtrain_config.toml", "metrics.jsonl", "trainer_state.json", "run_info.json", "report.html",
     "eval_results.json", "train_results.json", "all_results.json", "predictions.json", "predictions.txt",
     "eval_predictions.json", "eval_nbest_predictions.json", "eval_null_odds.json", "predict_predictions.json",
     "predict_nbest_predictions.json", "predict_null_odds.json", "predict_results_None.txt",
@@ -131,6 +131,17 @@ fs::path prepare_output_dir(const TrainOptions& options, std::vector<std::string
   }
   fail_input("output_dir {} already holds {}; pass --overwrite_output_dir to replace it, or choose another folder",
              dir.string(), fs::exists(dir / "model.safetensors", error) ? "a finished run" : "other files");
+}
+
+fs::path prepare_restart(const TrainOptions& options, std::vector<std::string>& notes) {
+  const fs::path& dir = options.output_dir;
+  std::error_code error;
+  io::remove_stale_temporaries(dir);
+  const std::vector<fs::path> checkpoints = list_checkpoints(dir);
+  if (!checkpoints.empty()) return checkpoints.back();
+  for (const char* name : kRunFiles) fs::remove(dir / name, error);
+  notes.push_back("no checkpoint was written yet: starting over");
+  return options.resume_from_checkpoint;
 }
 
 void rotate_checkpoints(const fs::path& output_dir, std::int64_t limit, const fs::path& keep) {

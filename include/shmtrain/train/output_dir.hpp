@@ -29,6 +29,11 @@ std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path&
 // Throws InputError when output_dir holds another run and overwrite_output_dir is false.
 std::filesystem::path prepare_output_dir(const TrainOptions& options, std::vector<std::string>& notes);
 
+// --max_restarts, after a failed attempt of this run (output_dir prepared and locked by it):
+// the checkpoint to go on from, the last one written; without one, the attempt's files are
+// removed and the run starts as it first did (from resume_from_checkpoint, if given).
+std::filesystem::path prepare_restart(const TrainOptions& options, std::vector<std::string>& notes);
+
 // Removes the oldest checkpoints beyond `limit`.
 // `keep` (when not empty, a checkpoint counted in the limit) is never removed: the best model.
 void rotate_checkpoints(const std::filesystem::path& output_dir, std::int64_t limit,

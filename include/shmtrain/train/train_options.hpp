@@ -76,6 +76,8 @@ struct TrainOptions {
   bool do_predict = false;  // label test_file with the (trained) model
   std::filesystem::path resume_from_checkpoint;
   bool dry_run = false;
+  // torchrun's: restarts from the last checkpoint after a worker fails (0: the job fails).
+  std::int64_t max_restarts = 0;
 
   // Optimisation.
   double num_train_epochs = 3.0;
