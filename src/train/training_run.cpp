@@ -167,6 +167,7 @@ void TrainingRun::save() {
                        best_.best_checkpoint().value_or(std::filesystem::path()));
   }
   print_line(fmt::format("saved {}", path.string()));
+  write_report();
 }
 
 void TrainingRun::train(const StepPlan& plan, TrainSummary& summary) {
@@ -280,6 +281,7 @@ TrainSummary TrainingRun::execute() {
   }
   if (leader_) {
     write_final_files(plan, summary, last_eval);
+    write_report();
     print_line(fmt::format("model, metrics and results written to {}", options_.output_dir.string()));
   }
   comm_.barrier();

@@ -55,6 +55,8 @@ class TrainingRun {
   // Rank 0: a log or evaluation record into trainer_state's history, metrics.jsonl and, with
   // --report_to tensorboard, the event file.
   void publish(const nlohmann::ordered_json& record);
+  // Rank 0, unless --report_to none: output_dir/report.html of the run so far (report/).
+  void write_report();
   void save();
   void write_final_files(const StepPlan& plan, const TrainSummary& summary,
                          const std::optional<nlohmann::ordered_json>& eval);

@@ -5,6 +5,7 @@
 
 #include "training_run.hpp"
 #include "run_report.hpp"
+#include "shmtrain/report/html_report.hpp"
 
 namespace shmtrain::train {
 namespace {
@@ -69,6 +70,16 @@ void TrainingRun::log_step(const StepPlan& plan, double loss, double grad_norm, 
   }
   publish(record);
   print_line(format_record(record, plan.total_steps));
+}
+
+void TrainingRun::write_report() {
+  if (!leader_ || !options_.writes_report()) return;
+  try {
+    report::write_html_report({options_.output_dir}, options_.output_dir / "report.html");
+  } catch (const std::exception& e) {
+    // The run's results stand without their picture: say so and go on.
+    print_line(fmt::format("warning: report.html not written: {}", e.what()));
+  }
 }
 
 }  // namespace shmtrain::train

@@ -59,11 +59,22 @@ TEST(TensorBoardRun, EveryRecordOfMetricsJsonlIsInTheEventFile) {
   EXPECT_TRUE(scalars.count({"eval/accuracy", 3}) == 1);
 }
 
-TEST(TensorBoardRun, WithoutReportToThereAreNoEventFiles) {
+TEST(TensorBoardRun, WithoutReportToThereAreNoEventFilesButAReport) {
   const TempDir dir;
-  const CliRun run = run_shmtrain(run_flags(dir / "out"), source_dir());
+  const CliRun run = run_shmtrain(run_flags(dir / "out") + " --save_steps 3", source_dir());
   ASSERT_EQ(run.exit_code, 0) << run.output();
   EXPECT_FALSE(fs::exists(dir / "out" / "runs"));
+  // report.html and run_info.json, also kept current at each checkpoint.
+  EXPECT_TRUE(fs::exists(dir / "out" / "report.html"));
+  EXPECT_TRUE(fs::exists(dir / "out" / "run_info.json"));
+  const nlohmann::json info = nlohmann::json::parse(shmtrain::testing::read_file(dir / "out" / "run_info.json"));
+  EXPECT_EQ(info["finished"], true);
+  EXPECT_GT(info["machine_gemm_gflops"].get<double>(), 0.0);
+
+  const CliRun none = run_shmtrain(run_flags(dir / "none") + " --report_to none", source_dir());
+  ASSERT_EQ(none.exit_code, 0) << none.output();
+  EXPECT_FALSE(fs::exists(dir / "none" / "report.html"));
+  EXPECT_FALSE(fs::exists(dir / "none" / "run_info.json"));
 }
 
 }  // namespace
