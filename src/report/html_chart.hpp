@@ -1,14 +1,19 @@
 #pragma once
 // Internal to report: the page's charts as inline SVG, drawn here so that the page needs no
 // script and prints as it shows. Every chart is an <svg data-chart="ID"> whose data can be
-// counted from its markup: each series is a <path data-series="KEY" data-points="N"> with one
-// <circle data-run="RUN" data-series="KEY" data-step="STEP"> per point (its <title> is the
-// value a pointer hovering over it shows); a chart without data says "no data" and carries
-// data-empty="true".
+// counted from its markup: each series is a <path data-series="KEY" data-points="N"> with a
+// vertex per point and, up to kMaxMarkers points, one <circle data-run="RUN" data-series="KEY"
+// data-step="STEP"> per point (its <title> is the value a pointer hovering over it shows); a
+// chart without data says "no data" and carries data-empty="true".
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace shmtrain::report {
+
+// Beyond this many points a series is its line alone: a run logged every step for 100k steps
+// would otherwise make a page of hundreds of megabytes.
+inline constexpr std::size_t kMaxMarkers = 2000;
 
 struct ChartPoint {
   double x = 0;
@@ -55,8 +60,8 @@ struct StackedLayer {
 
 // Where one worker's steps went over a run: the phases stacked, each record's logging window
 // (from the previous record's step to its own) a band as tall as its seconds per step.
-// Carries data-run, data-worker and data-points (the records); each record is one
-// <rect data-step="STEP"> whose <title> lists the split.
+// Carries data-run, data-worker and data-points (the records); up to kMaxMarkers records, each
+// is one <rect data-step="STEP"> whose <title> lists the split.
 struct StackedChart {
   std::string id;
   std::string title;

@@ -31,6 +31,7 @@ std::string series_svg(const ChartSeries& series, const Scale& x, const Scale& y
   const double r = point_radius(series.points.size()) + (series.dashed ? 0.6 : 0);
   const std::string fill = series.dashed ? "#fff" : series.color;
   for (const ChartPoint& p : series.points) {
+    if (series.points.size() > kMaxMarkers) break;
     out += fmt::format(
         R"(<circle cx="{}" cy="{}" r="{}" fill="{}" stroke="{}" stroke-width="1.4" data-run="{}" data-series="{}" data-step="{}"><title>{} · step {} · {} {}</title></circle>)",
         px(x(p.x)), px(y(p.y)), px(r), fill, series.color, escape(series.run), escape(series.key),

@@ -52,7 +52,7 @@ std::string render_stacked_chart(const StackedChart& chart) {
     out += fmt::format(R"(<path d="{}Z" fill="{}" data-series="{}" data-points="{}"/>)", path,
                        chart.layers[l].color, escape(chart.layers[l].key), records);
   }
-  for (std::size_t i = 0; i < records; ++i) {
+  for (std::size_t i = 0; i < records && records <= kMaxMarkers; ++i) {
     std::string split;
     for (const StackedLayer& layer : chart.layers) {
       split += fmt::format(", {} {} s", layer.key, format_value(layer.values[i]));

@@ -1,16 +1,22 @@
 #include "html_markup.hpp"
 
-#include <regex>
-
 namespace shmtrain::testing {
 namespace {
 
+// NAME="VALUE" pairs of a start tag. Scanned by hand: std::regex recurses per character and
+// overflows the stack on a path's long d="...".
 std::map<std::string, std::string> attributes_of(const std::string& tag) {
-  static const std::regex kAttribute(R"re(([A-Za-z_:][-A-Za-z0-9_:.]*)="([^"]*)")re");
   std::map<std::string, std::string> out;
-  for (auto it = std::sregex_iterator(tag.begin(), tag.end(), kAttribute); it != std::sregex_iterator();
-       ++it) {
-    out.emplace((*it)[1].str(), (*it)[2].str());
+  std::size_t at = tag.find_first_of(" \n\t");
+  while (at != std::string::npos && at < tag.size()) {
+    const std::size_t name = tag.find_first_not_of(" \n\t/", at);
+    if (name == std::string::npos) break;
+    const std::size_t eq = tag.find('=', name);
+    if (eq == std::string::npos || eq + 1 >= tag.size() || tag[eq + 1] != '"') break;
+    const std::size_t close = tag.find('"', eq + 2);
+    if (close == std::string::npos) break;
+    out.emplace(tag.substr(name, eq - name), tag.substr(eq + 2, close - eq - 2));
+    at = close + 1;
   }
   return out;
 }

@@ -305,4 +305,24 @@ TEST(HtmlReport, RunsOfTheSameFolderNameAreToldApart) {
   EXPECT_EQ(point_counts(html).at("loss|b/run|loss"), 8);
 }
 
+TEST(HtmlReport, LongRunsAreLinesWithoutMarkers) {
+  // 2500 logs: each series is one path with a vertex per record, no circle per record.
+  const TempDir dir;
+  std::string lines;
+  for (int step = 1; step <= 2500; ++step) lines += training_record(step, 1e-4).dump() + "\n";
+  write_file(dir / "long" / "metrics.jsonl", lines);
+  const std::string html = render({dir / "long"});
+  EXPECT_TRUE(point_counts(html).empty());
+  int loss_paths = 0;
+  for (const auto& chart : charts_in(html)) {
+    for (const auto& path : elements(chart.body, "path")) {
+      if (!path.contains("data-points")) continue;
+      EXPECT_EQ(path.at("data-points"), "2500") << chart.attributes.at("data-chart");
+      if (chart.attributes.at("data-chart") == "loss") ++loss_paths;
+    }
+  }
+  EXPECT_EQ(loss_paths, 1);
+  EXPECT_LT(html.size(), 4'000'000u);
+}
+
 }  // namespace
