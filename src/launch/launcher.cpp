@@ -145,7 +145,8 @@ void launch_workers(const topo::Topology& topology, const topo::PlacementPlan& p
 
   Outcome outcome;
   try {
-    outcome = supervise(children, segment.header(), signals.fd(), options.grace, options.other_ranks_stdout);
+    outcome = supervise(children, segment.bytes(), signals.fd(),
+                        {options.grace, options.comm.transport.stall_timeout, options.other_ranks_stdout});
   } catch (...) {
     stop_children(children, options.grace);
     throw;

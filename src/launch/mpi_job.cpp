@@ -190,9 +190,9 @@ int MpiJob::run(const LaunchOptions& options, const WorkerFunction& worker) {
     comm::ShmOptions shm = options.comm;
     shm.transport.threads = placement.entry.threads;
     comm::ShmCommunicator local(segment->bytes(), hosts.local_rank, shm);
-    comm::MpiCommunicator column(
-        hosts.column_comm,
-        {.timeout = shm.transport.timeout, .threads = placement.entry.threads, .watch = header});
+    // Between hosts there is no heartbeat to watch: the MPI waits keep their fixed deadline
+    // (MpiTransportOptions). Within a host the shm waits watch the host's ranks' heartbeats.
+    comm::MpiCommunicator column(hosts.column_comm, {.threads = placement.entry.threads, .watch = header});
     comm::HierarchicalCommunicator communicator(local, column);
     WorkerContext context{communicator.rank(), communicator.size(), placement.entry, communicator, placement.bound};
     code = worker(context);

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "shmtrain/comm/shm/heartbeat.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/launch/launcher.hpp"
 
@@ -26,6 +27,9 @@ constexpr auto kDrainLimit = std::chrono::seconds(1);
 // After the abort flag is raised, workers waiting in a collective see it within milliseconds
 // and exit with their own message; SIGTERM follows for those busy elsewhere.
 constexpr auto kAbortNotice = std::chrono::milliseconds(1000);
+// How often the heartbeats are looked at while workers run: well inside comm::kMaxCountedGap, and
+// a stall is named at most this long after the waiting peers see it.
+constexpr auto kLookInterval = std::chrono::milliseconds(250);
 
 void write_all(int fd, std::string_view text) {
   while (!text.empty()) {
@@ -61,9 +65,18 @@ bool forward(int& fd, std::string& partial, int rank, int target, bool keep, boo
 
 class Supervisor {
  public:
-  Supervisor(std::vector<ChildProcess>& children, comm::SegmentHeader& header, int signal_fd,
-             std::chrono::milliseconds grace, bool other_ranks_stdout)
-      : children_(children), header_(header), signal_fd_(signal_fd), grace_(grace), other_stdout_(other_ranks_stdout) {}
+  Supervisor(std::vector<ChildProcess>& children, std::span<std::byte> segment, int signal_fd,
+             const SuperviseOptions& options)
+      : children_(children),
+        segment_(segment),
+        header_(comm::validate_segment(segment)),
+        signal_fd_(signal_fd),
+        grace_(options.grace),
+        stall_timeout_(options.stall_timeout),
+        other_stdout_(options.other_ranks_stdout) {
+    const auto now = Clock::now();
+    for (const ChildProcess& child : children_) watches_.emplace_back(control(child), now);
+  }
 
   Outcome run() {
     std::optional<Clock::time_point> all_reaped_at;
@@ -73,6 +86,7 @@ class Supervisor {
       if (!running && (!any_pipe_open() || Clock::now() - *all_reaped_at > kDrainLimit)) break;
       poll_once(running);
       reap();
+      check_heartbeats();
       if (term_deadline_ && Clock::now() >= *term_deadline_) {
         signal_all(SIGTERM);
         term_deadline_.reset();
@@ -110,7 +124,7 @@ class Supervisor {
       if (child.stdout_fd >= 0) fds.push_back({child.stdout_fd, POLLIN, 0});
       if (child.stderr_fd >= 0) fds.push_back({child.stderr_fd, POLLIN, 0});
     }
-    int timeout_ms = running ? 1000 : 100;
+    int timeout_ms = running ? static_cast<int>(kLookInterval.count()) : 100;
     for (const auto& deadline : {term_deadline_, kill_deadline_}) {
       if (!deadline) continue;
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
@@ -165,6 +179,7 @@ class Supervisor {
       if (pid < 0) status = 0xff00;  // not our child any more: report it rather than hide it
       if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
       if (stopping && WIFSIGNALED(status) && (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGKILL)) continue;
+      if (child.killed_stalled) continue;  // named when it was killed
       const bool consequence = WIFEXITED(status) && WEXITSTATUS(status) == kExitPeerFailure;
       if (cause == nullptr || (cause_is_consequence && !consequence)) {
         cause = &child;
@@ -173,14 +188,40 @@ class Supervisor {
       }
     }
     if (cause == nullptr) return;
-    if (outcome_.failure && !(recorded_consequence_ && !cause_is_consequence)) return;
-    outcome_.failure = fmt::format("worker {} (pid {}, socket {}) {}", cause->rank, cause->pid, cause->package,
-                                   describe_wait_status(cause_status));
-    outcome_.failed_rank = cause->rank;
-    outcome_.failed_pid = cause->pid;
-    recorded_consequence_ = cause_is_consequence;
+    record_failure(*cause, describe_wait_status(cause_status), cause_is_consequence);
+  }
+
+  // A worker whose heartbeat stood still for the stall timeout is stopped, stuck in D state or
+  // thrashing: nothing it could still do would help the job. It is killed at once (a stopped
+  // process does not act on SIGTERM before SIGCONT) and named as the cause, over a peer that
+  // gave up waiting for it (kExitPeerFailure) and may have been reaped first. A worker whose
+  // transport has left beats no more either: it has that long to exit.
+  void check_heartbeats() {
+    const auto now = Clock::now();
+    for (std::size_t i = 0; i < children_.size(); ++i) {
+      ChildProcess& child = children_[i];
+      const auto still = watches_[i].still_for(now);
+      if (!child.running || child.killed_stalled || still < stall_timeout_) continue;
+      const std::string stall = comm::describe_stall(child.pid, still);
+      child.killed_stalled = true;
+      kill(child.pid, SIGKILL);
+      record_failure(child, fmt::format("{}; the job stops; --ddp_timeout sets the limit", stall), false);
+    }
+  }
+
+  // Records `what` happened to `child` as the job's failure, unless one is recorded already that
+  // is not a consequence of another, and stops the job.
+  void record_failure(const ChildProcess& child, const std::string& what, bool consequence) {
+    if (!outcome_.failure || (recorded_consequence_ && !consequence)) {
+      outcome_.failure = fmt::format("worker {} (pid {}, socket {}) {}", child.rank, child.pid, child.package, what);
+      outcome_.failed_rank = child.rank;
+      outcome_.failed_pid = child.pid;
+      recorded_consequence_ = consequence;
+    }
     start_abort(*outcome_.failure);
   }
+
+  comm::RankControl& control(const ChildProcess& child) const { return comm::rank_control(segment_, child.rank); }
 
   void start_abort(const std::string& reason) {
     if (aborting_) return;
@@ -196,10 +237,13 @@ class Supervisor {
   }
 
   std::vector<ChildProcess>& children_;
+  std::span<std::byte> segment_;
   comm::SegmentHeader& header_;
   int signal_fd_;
   std::chrono::milliseconds grace_;
+  std::chrono::milliseconds stall_timeout_;
   bool other_stdout_;
+  std::vector<comm::HeartbeatWatch> watches_;  // by index in children_
   Outcome outcome_;
   bool aborting_ = false;
   bool recorded_consequence_ = false;
@@ -209,9 +253,9 @@ class Supervisor {
 
 }  // namespace
 
-Outcome supervise(std::vector<ChildProcess>& children, comm::SegmentHeader& header, int signal_fd,
-                  std::chrono::milliseconds grace, bool other_ranks_stdout) {
-  return Supervisor(children, header, signal_fd, grace, other_ranks_stdout).run();
+Outcome supervise(std::vector<ChildProcess>& children, std::span<std::byte> segment, int signal_fd,
+                  const SuperviseOptions& options) {
+  return Supervisor(children, segment, signal_fd, options).run();
 }
 
 void stop_children(std::vector<ChildProcess>& children, std::chrono::milliseconds grace) noexcept {

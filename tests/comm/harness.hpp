@@ -24,14 +24,14 @@ inline std::string mode_name(Mode mode) { return mode == Mode::processes ? "proc
 struct GroupSetup {
   std::size_t slot_bytes = std::size_t{64} << 10;   // small: large messages go through many slices
   std::size_t arena_bytes = std::size_t{16} << 20;
-  std::chrono::milliseconds timeout{std::chrono::seconds(30)};
+  std::chrono::milliseconds stall_timeout{comm::kDefaultStallTimeout};
   std::size_t one_shot_bytes = std::size_t{256} << 10;
 };
 
 inline void run_ranks(Mode mode, int world, const GroupSetup& setup,
                       const std::function<void(comm::Communicator&)>& body) {
   comm::ShmOptions options;
-  options.transport.timeout = setup.timeout;
+  options.transport.stall_timeout = setup.stall_timeout;
   options.one_shot_bytes = setup.one_shot_bytes;
   if (mode == Mode::threads) {
     comm::run_in_threads({world, setup.slot_bytes, setup.arena_bytes}, options, body);

@@ -91,6 +91,86 @@ TEST_F(Launcher, AWorkerKilledMidAllreduceStopsTheJobWithinTenSeconds) {
   for (pid_t pid : pids) EXPECT_FALSE(comm::process_alive(pid));
 }
 
+// A worker stopped with SIGSTOP (a debugger, Ctrl-Z on its pid) is alive but never arrives: its
+// heartbeat stands still, and after the stall timeout the launcher kills it and stops the job
+// naming it and its state; the peer that waited for it says why it stopped too.
+TEST_F(Launcher, AStoppedWorkerStopsTheJobWithinTheStallTimeoutNamingItsState) {
+  TempDir dir;
+  const auto path = dir.path();
+  launch::LaunchOptions options;
+  options.arena_bytes = std::size_t{4} << 20;
+  options.comm.transport.stall_timeout = 2s;
+  ForkedLauncher launcher = start_launcher(2, options, [path](launch::WorkerContext& context) {
+    std::span<float> gradients = context.communicator.allocate(std::size_t{1} << 20);
+    for (int step = 0;; ++step) {
+      context.communicator.allreduce(gradients, comm::ReduceOp::avg);
+      if (step == 2) record_worker(path, context);
+    }
+    return 0;
+  });
+  const std::vector<pid_t> pids = wait_for_workers(dir.path(), 2);
+  ASSERT_EQ(kill(pids[1], SIGSTOP), 0);
+  const LauncherResult result = finish_launcher(launcher, 20s);
+  ASSERT_TRUE(result.exited) << result.err;
+  EXPECT_LT(result.seconds, 2.0 + 5.0);
+  EXPECT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 1) << result.status;
+  EXPECT_NE(result.err.find(fmt::format("launcher: worker 1 (pid {}, socket 0) has not made progress for ", pids[1])),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find(" s (state: stopped, T); the job stops; --ddp_timeout sets the limit\n"),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("shmtrain: worker 0: stopped:"), std::string::npos) << result.err;
+  for (pid_t pid : pids) EXPECT_FALSE(comm::process_alive(pid));
+}
+
+// Rank 0 "writes a checkpoint" for 3 stall timeouts while rank 1 waits for it: rank 0's
+// heartbeat thread beats through the sleep, so neither rank 1 nor the launcher gives up.
+TEST_F(Launcher, AWorkerBusyForLongerThanTheStallTimeoutIsWaitedFor) {
+  launch::LaunchOptions options;
+  options.comm.transport.stall_timeout = 1s;
+  ForkedLauncher launcher = start_launcher(2, options, [](launch::WorkerContext& context) {
+    context.communicator.barrier();
+    if (context.rank == 0) std::this_thread::sleep_for(3s);
+    context.communicator.barrier();
+    return 0;
+  });
+  const LauncherResult result = finish_launcher(launcher, 20s);
+  ASSERT_TRUE(result.exited) << result.err;
+  EXPECT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 0) << result.status << result.err;
+  EXPECT_GE(result.seconds, 3.0);
+  EXPECT_EQ(result.err.find("progress"), std::string::npos) << result.err;
+}
+
+// Ctrl-Z stops the launcher and every worker together; fg resumes them. Every heartbeat stood
+// still for longer than the stall timeout meanwhile, and so did every observer: the job carries on.
+TEST_F(Launcher, AJobStoppedAsAWholeAndResumedCarriesOn) {
+  TempDir dir;
+  const auto path = dir.path();
+  launch::LaunchOptions options;
+  options.comm.transport.stall_timeout = 2s;
+  ForkedLauncher launcher = start_launcher(2, options, [path](launch::WorkerContext& context) {
+    record_worker(path, context);
+    for (;;) {
+      float done = context.rank == 0 && std::filesystem::exists(path / "done") ? 1.0f : 0.0f;
+      context.communicator.broadcast({&done, 1}, 0);
+      if (done != 0.0f) return 0;
+      std::this_thread::sleep_for(10ms);
+    }
+  });
+  std::vector<pid_t> job = wait_for_workers(dir.path(), 2);
+  job.push_back(launcher.pid);
+  for (pid_t pid : job) ASSERT_EQ(kill(pid, SIGSTOP), 0);
+  std::this_thread::sleep_for(5s);
+  for (pid_t pid : job) ASSERT_EQ(kill(pid, SIGCONT), 0);
+  std::this_thread::sleep_for(1s);
+  write_file(dir / "done", "");
+  const LauncherResult result = finish_launcher(launcher, 20s);
+  ASSERT_TRUE(result.exited) << result.err;
+  EXPECT_TRUE(WIFEXITED(result.status) && WEXITSTATUS(result.status) == 0) << result.status << result.err;
+  EXPECT_EQ(result.err.find("progress"), std::string::npos) << result.err;
+}
+
 // The single-host path creates nothing in /dev/shm: the segment is an anonymous shared mapping
 // the workers inherit (comm/shm/segment.hpp), so a container's 64 MiB /dev/shm does not limit
 // the job (tests/launch/cli_test.cpp runs one under it) and nothing can be left there.

@@ -28,14 +28,15 @@ enum class ReduceOp { sum, avg, max };  // avg = sum / size, as DDP averages gra
 
 std::string_view to_string(ReduceOp op);
 
-// A collective could not complete: a size mismatch between ranks, or a timeout.
+// A collective could not complete: a size mismatch between ranks, or a timeout (between hosts).
 class CommError : public Error {
  public:
   using Error::Error;
 };
 
-// A collective stopped because of another process: a peer died or the job was aborted. The
-// launcher reports the peer's failure as the cause, not this one.
+// A collective stopped because of another process: a peer died, stalled (its heartbeat stood
+// still), left without the collective, or the job was aborted. The launcher reports the peer's
+// failure as the cause, not this one.
 class PeerFailure : public CommError {
  public:
   using CommError::CommError;

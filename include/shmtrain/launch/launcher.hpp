@@ -10,10 +10,14 @@
 // thread count, builds the worker's ShmCommunicator and calls the worker function. The launcher then supervises with waitpid:
 // the first abnormal exit raises the job's abort flag (peers waiting in a collective stop with a
 // PeerFailure and exit with their own message), SIGTERMs those still running a second later,
-// SIGKILLs them after the grace period, and throws WorkerFailure naming the worker. Ctrl-C
-// (SIGINT), SIGTERM and SIGHUP stop the job the same way and throw Interrupted. Rank 0 writes to
-// the launcher's stdout and stderr; other ranks' lines come through the launcher prefixed with
-// "[rank r] ".
+// SIGKILLs them after the grace period, and throws WorkerFailure naming the worker. A worker
+// that stalls (stopped by SIGSTOP or a debugger, stuck in D state, thrashing) is told from one
+// that is only busy by its heartbeat (comm/shm/heartbeat.hpp): once it has stood still for
+// comm.transport.stall_timeout (--ddp_timeout), the launcher SIGKILLs that worker and stops the
+// job the same way, naming it with its process state; its peers waiting for it in a collective
+// see the same and stop on their own. Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the job the same
+// way and throw Interrupted. Rank 0 writes to the launcher's stdout and stderr; other ranks'
+// lines come through the launcher prefixed with "[rank r] ".
 //
 // REQUIRES: no thread runs in the calling process (fork copies only the calling thread; TBB
 // and OpenBLAS threads started before would be missing in the workers). Checked.
@@ -52,7 +56,9 @@ using WorkerFunction = std::function<int(WorkerContext&)>;
 struct LaunchOptions {
   std::size_t slot_bytes = std::size_t{4} << 20;  // copy-in slice per rank and slot
   std::size_t arena_bytes = 0;                    // per worker, for Communicator::allocate
-  comm::ShmOptions comm;                          // threads are taken from the plan
+  // threads are taken from the plan; transport.stall_timeout is --ddp_timeout, for the
+  // workers' waits and the launcher's watch alike
+  comm::ShmOptions comm;
   std::chrono::milliseconds grace{std::chrono::seconds(3)};  // SIGTERM to SIGKILL
   bool other_ranks_stdout = true;                 // false: only rank 0's stdout (stderr always)
 };

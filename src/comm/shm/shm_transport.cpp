@@ -30,6 +30,14 @@ inline void cpu_relax() {
 #endif
 }
 
+// The rank's control block, once the rank is known to be one of the segment's.
+RankControl& checked_control(std::span<std::byte> segment, int rank) {
+  const SegmentHeader& header = validate_segment(segment);
+  const int size = static_cast<int>(header.world_size);
+  if (rank < 0 || rank >= size) throw Error(fmt::format("rank {} is outside a group of {}", rank, size));
+  return rank_control(segment, rank);
+}
+
 }  // namespace
 
 ShmTransport::ShmTransport(std::span<std::byte> segment, int rank, TransportOptions options)
@@ -39,11 +47,17 @@ ShmTransport::ShmTransport(std::span<std::byte> segment, int rank, TransportOpti
       rank_(rank),
       size_(static_cast<int>(header_->world_size)),
       options_(options),
-      slot_floats_(header_->slot_bytes / sizeof(float)) {
-  if (rank < 0 || rank >= size_) throw Error(fmt::format("rank {} is outside a group of {}", rank, size_));
+      slot_floats_(header_->slot_bytes / sizeof(float)),
+      heartbeat_(checked_control(segment, rank)) {
   options_.threads = std::max(1, options_.threads);
   control(rank_).pid.store(getpid(), std::memory_order_relaxed);
+  control(rank_).left.store(0, std::memory_order_relaxed);
   steps_ = control(rank_).steps.load(std::memory_order_relaxed);
+}
+
+ShmTransport::~ShmTransport() {
+  // Release: a peer that sees `left` also sees every step this rank published before.
+  control(rank_).left.store(1, std::memory_order_release);
 }
 
 RankControl& ShmTransport::control(int r) const {
@@ -115,10 +129,9 @@ void ShmTransport::wait_for(int peer, std::uint64_t target, std::uint64_t tag) {
     cpu_relax();
   }
   const auto start = Clock::now();
-  const auto deadline = start + options_.timeout;
   auto next_liveness = start + kLivenessInterval;
+  HeartbeatWatch heartbeat(control(peer), start);
   Backoff backoff(kYieldPhase, kMaxSleep);
-  const std::int64_t self = getpid();
   for (;;) {
     if (counter.load(std::memory_order_acquire) >= target) return;
     if (header_->abort.load(std::memory_order_acquire) != 0) {
@@ -128,21 +141,35 @@ void ShmTransport::wait_for(int peer, std::uint64_t target, std::uint64_t tag) {
     const auto now = Clock::now();
     if (now >= next_liveness) {
       next_liveness = now + kLivenessInterval;
-      const std::int64_t pid = control(peer).pid.load(std::memory_order_relaxed);
-      if (pid != 0 && pid != self && !process_alive(pid)) {
-        if (counter.load(std::memory_order_acquire) >= target) return;
-        throw PeerFailure(fmt::format("rank {} (pid {}) is gone: it died while rank {} waited for it in {}", peer, pid,
-                                      rank_, describe_tag(tag)));
-      }
-    }
-    if (now >= deadline) {
-      throw CommError(fmt::format("rank {} waited {} s for rank {} in {}: that rank is alive but never got there; "
-                                  "a rank skipped a collective or is stuck",
-                                  rank_, std::chrono::duration_cast<std::chrono::seconds>(options_.timeout).count(),
-                                  peer, describe_tag(tag)));
+      check_peer(peer, target, tag, heartbeat, now);
     }
     backoff.pause(now);
   }
+}
+
+void ShmTransport::check_peer(int peer, std::uint64_t target, std::uint64_t tag, HeartbeatWatch& heartbeat,
+                              Clock::time_point now) const {
+  const RankControl& theirs = control(peer);
+  // Each condition is read before the step counter is read again: a peer that published the
+  // step and then left, died or stalled has not failed this wait.
+  const bool left = theirs.left.load(std::memory_order_acquire) != 0;
+  const std::int64_t pid = theirs.pid.load(std::memory_order_relaxed);
+  const bool gone = !left && pid != 0 && pid != getpid() && !process_alive(pid);
+  const auto still = heartbeat.still_for(now);
+  const bool stalled = !left && !gone && still >= options_.stall_timeout;
+  if (!left && !gone && !stalled) return;
+  if (theirs.steps.load(std::memory_order_acquire) >= target) return;
+  if (left) {
+    throw PeerFailure(fmt::format("rank {} (pid {}) has left the group while rank {} waited for it in {}: its "
+                                  "communicator is gone (it returned or failed without that collective)",
+                                  peer, pid, rank_, describe_tag(tag)));
+  }
+  if (gone) {
+    throw PeerFailure(fmt::format("rank {} (pid {}) is gone: it died while rank {} waited for it in {}", peer, pid,
+                                  rank_, describe_tag(tag)));
+  }
+  throw PeerFailure(fmt::format("rank {} (pid {}) {} while rank {} waited for it in {}", peer, pid,
+                                describe_stall(pid, still), rank_, describe_tag(tag)));
 }
 
 }  // namespace shmtrain::comm

@@ -31,8 +31,7 @@ void run_hosts(int hosts, int local, const std::function<void(Communicator&)>& b
   std::vector<comm::Segment> column_segments;
   for (int h = 0; h < hosts; ++h) host_segments.push_back(comm::Segment::create_anonymous(host_config));
   for (int l = 0; l < local; ++l) column_segments.push_back(comm::Segment::create_anonymous(column_config));
-  comm::ShmOptions options;
-  options.transport.timeout = std::chrono::seconds(30);
+  const comm::ShmOptions options{};
   std::mutex mutex;
   std::exception_ptr first;
   auto rank_body = [&](int h, int l) {

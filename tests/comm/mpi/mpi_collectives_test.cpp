@@ -31,7 +31,6 @@ TEST(MpiRanks, EveryCollectiveOnTheJobsLayout) {
   launch::LaunchOptions options;
   options.slot_bytes = std::size_t{64} << 10;  // small: large messages go through many slices
   options.arena_bytes = std::size_t{16} << 20;
-  options.comm.transport.timeout = std::chrono::seconds(60);
   const std::filesystem::path dir = std::getenv(kDirVariable);
   const int local_size = job.local_size();
   const int code = job.run(options, [&](launch::WorkerContext& context) {

@@ -33,7 +33,8 @@
 //   header                      magic, layout version, world size, sizes, launcher identity,
 //                               the job's abort flag and reason
 //   control[world]              per rank: step counter on its own cache line, then the
-//                               metadata of its last two steps (collective tag, buffer offset)
+//                               metadata of its last two steps (collective tag, buffer offset),
+//                               then its heartbeat on a line of its own (comm/shm/heartbeat.hpp)
 //   staging[world][2]           per rank two slots of slot_bytes: copy-in buffers
 //   arena[world]                per rank arena_bytes: buffers peers read in place
 #include <atomic>
@@ -46,7 +47,7 @@
 namespace shmtrain::comm {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x314e4152544d4853ULL;  // "SHMTRAN1" little-endian
-inline constexpr std::uint32_t kLayoutVersion = 1;
+inline constexpr std::uint32_t kLayoutVersion = 2;
 inline constexpr int kMaxWorldSize = 1024;
 inline constexpr std::size_t kCacheLine = 64;
 inline constexpr std::string_view kSegmentPrefix = "shmtrain-";
@@ -79,6 +80,10 @@ struct alignas(kCacheLine) RankControl {
   alignas(kCacheLine) std::atomic<std::uint64_t> tag[2];            // by step parity
   std::atomic<std::uint64_t> buffer_offset[2];                       // by step parity
   std::atomic<std::int64_t> pid;     // written by the launcher after fork and by the rank itself
+  // Written only by the rank's transport. On a line of their own: the beats do not disturb the
+  // readers of the step counter and the step metadata.
+  alignas(kCacheLine) std::atomic<std::uint64_t> heartbeat;  // raised every kHeartbeatInterval
+  std::atomic<std::uint32_t> left;  // 1 once the rank's transport is gone: it publishes no more steps
 };
 
 class Segment {
@@ -138,7 +143,8 @@ struct StaleSegment {
 // unreadable ones older than a minute. Returns what it removed.
 std::vector<StaleSegment> remove_stale_segments();
 
-// Liveness as a peer sees it: false for a pid that does not exist or is a zombie.
+// Whether the process exists: false for a pid that does not exist or is a zombie. A stopped or
+// stuck process exists: its heartbeat tells it from a busy one (comm/shm/heartbeat.hpp).
 bool process_alive(std::int64_t pid);
 // /proc/<pid>/stat start time, 0 when unknown.
 std::uint64_t process_start_time(std::int64_t pid);

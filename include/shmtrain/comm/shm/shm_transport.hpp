@@ -17,7 +17,17 @@
 //             caller's buffer so that peers read and write it in place (zero copy).
 //
 // Every wait spins, then yields, then sleeps, and gives up with PeerFailure when the job's
-// abort flag is raised or the awaited peer's process is gone, or with CommError at the deadline.
+// abort flag is raised, when the awaited peer's process is gone or its transport has left (it
+// will publish no more steps), or when the peer's heartbeat has stood still for
+// stall_timeout (comm/shm/heartbeat.hpp: the peer is stopped, stuck in D state, thrashing).
+//
+// There is no fixed deadline: a wait lasts as long as the awaited peer is alive and its
+// heartbeat moves, however long that is (rank 0 writing a large model's checkpoint for 20
+// minutes, or evaluating, is waited for). A hard cap would only add one catch, a peer whose
+// process runs but never gets to the step (a deadlock in the program itself), and it would end
+// every legitimately long save or evaluation that outlasts it: without one, such a job shows no
+// progress and Ctrl-C stops it cleanly. Ranks that call different collectives are caught by
+// the step tags, ranks that leave without a collective by `left`.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -25,12 +35,18 @@
 #include <span>
 #include <string>
 
+#include "shmtrain/comm/shm/heartbeat.hpp"
 #include "shmtrain/comm/shm/segment.hpp"
 
 namespace shmtrain::comm {
 
+// How long a peer's heartbeat may stand still before the peer counts as stalled: the default
+// of --ddp_timeout. 30 s catches a stopped worker within a minute, yet is 300 beats: a beat
+// late by a scheduling delay, a page fault or a short swap-in is far inside it.
+inline constexpr std::chrono::seconds kDefaultStallTimeout{30};
+
 struct TransportOptions {
-  std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest wait for one peer
+  std::chrono::milliseconds stall_timeout{kDefaultStallTimeout};  // see kDefaultStallTimeout
   int threads = 1;  // this rank's threads for reductions and copies
 };
 
@@ -39,7 +55,12 @@ inline constexpr std::uint64_t kNoBuffer = ~std::uint64_t{0};
 class ShmTransport {
  public:
   // REQUIRES: `segment` is a mapped, initialised segment (validated here); 0 <= rank < world.
+  // Starts this rank's heartbeat (comm/shm/heartbeat.hpp).
   ShmTransport(std::span<std::byte> segment, int rank, TransportOptions options);
+  // Marks this rank as left (peers waiting for a step of it stop at once) and stops its heartbeat.
+  ~ShmTransport();
+  ShmTransport(const ShmTransport&) = delete;
+  ShmTransport& operator=(const ShmTransport&) = delete;
 
   int rank() const { return rank_; }
   int size() const { return size_; }
@@ -64,6 +85,9 @@ class ShmTransport {
  private:
   RankControl& control(int r) const;
   void wait_for(int peer, std::uint64_t target, std::uint64_t tag);
+  // Throws PeerFailure when `peer` has left, is gone or has stalled, unless it reached `target`.
+  void check_peer(int peer, std::uint64_t target, std::uint64_t tag, HeartbeatWatch& heartbeat,
+                  std::chrono::steady_clock::time_point now) const;
   void check_tags(std::uint64_t tag);
 
   std::byte* base_;
@@ -76,6 +100,7 @@ class ShmTransport {
   int slot_parity_ = 1;
   std::uint64_t steps_ = 0;
   std::size_t arena_used_ = 0;
+  Heartbeat heartbeat_;  // last: beats only once the transport is complete
 };
 
 }  // namespace shmtrain::comm
