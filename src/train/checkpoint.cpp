@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/common/fault_injection.hpp"
 #include "shmtrain/io/atomic_file.hpp"
 #include "shmtrain/io/atomic_folder.hpp"
 #include "shmtrain/model/hf_config.hpp"
@@ -22,11 +23,14 @@ std::filesystem::path save_checkpoint(const std::filesystem::path& output_dir,
   io::AtomicFolder folder(target);
   write_model_folder(folder.temp_path(), checkpoint.config, checkpoint.table, checkpoint.params,
                      checkpoint.tokenizer, checkpoint.options_toml);
+  fault_point("save.model", 0);  // rank 0 saves
   optim::save_optimizer_state(folder.temp_path() / "optimizer.safetensors", optimizer_slots(checkpoint.table),
                               checkpoint.optimizer.exp_avg, checkpoint.optimizer.exp_avg_sq,
                               checkpoint.optimizer.step);
+  fault_point("save.optimizer", 0);
   io::write_file_atomically(folder.temp_path() / "trainer_state.json",
                             checkpoint.state.to_json().dump(2) + "\n");
+  fault_point("save.commit", 0);
   folder.commit();
   return target;
 }

@@ -1,5 +1,6 @@
 #include "shmtrain/model/batch_validation.hpp"
 #include "shmtrain/train/evaluate.hpp"
+#include "shmtrain/common/fault_injection.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -41,6 +42,7 @@ std::vector<float> gather_outputs(model::EncoderModel& model, const task::Task& 
       batch.end_positions.clear();
     }
     model::validate_batch(batch, model.config(), dataset.source);
+    fault_point("eval.forward", comm.rank());
     model.forward(batch, model::StepContext{.train = false});
     // A row's outputs fill the front of its `width` floats (a token head's row may be shorter
     // than max_seq_length); the rest keep the task's missing value.
@@ -52,6 +54,7 @@ std::vector<float> gather_outputs(model::EncoderModel& model, const task::Task& 
   }
 
   std::vector<float> all(static_cast<std::size_t>(share * world * width));
+  fault_point("eval.gather", comm.rank());
   comm.allgather(local, all);
   // Row k * world + r sits at (r * share + k): put the rows back in dataset order.
   std::vector<float> ordered(static_cast<std::size_t>(n * width));

@@ -9,6 +9,7 @@
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/optim/clip.hpp"
 #include "shmtrain/train/optimizer_slots.hpp"
+#include "shmtrain/common/fault_injection.hpp"
 
 namespace shmtrain::train {
 namespace {
@@ -92,9 +93,11 @@ StepResult StepEngine::step(std::span<const data::Batch> micro_batches,
   const float scale = 1.0f / static_cast<float>(micro_batches.size());
   double loss = 0;
   for (std::size_t i = 0; i < micro_batches.size(); ++i) {
+    fault_point("forward", comm_.rank());
     const auto t0 = Clock::now();
     loss += model_->forward(micro_batches[i], contexts[i]);
     const auto t1 = Clock::now();
+    fault_point("backward", comm_.rank());
     if (overlapped_ && i + 1 == micro_batches.size()) {
       // The last micro-batch completes each gradient: its buckets go out as backward finishes them.
       overlapped_->start();
@@ -106,6 +109,7 @@ StepResult StepEngine::step(std::span<const data::Batch> micro_batches,
     result.times.backward += seconds_between(t1, Clock::now());
   }
   loss_buffer_[0] = static_cast<float>(loss / static_cast<double>(micro_batches.size()));
+  fault_point("exchange", comm_.rank());
   result.grad_norm = options_.shard_optimizer ? update_sharded(lr, max_grad_norm, result.times)
                                               : update_replicated(lr, max_grad_norm, result.times);
   // Small and after the update: it costs one short wait, and no worker can be a step ahead.
@@ -128,6 +132,7 @@ double StepEngine::update_replicated(float lr, double max_grad_norm, StepTimes& 
   }
   const auto t1 = Clock::now();
   const double norm = optim::global_grad_norm(grads_);
+  fault_point("optimizer", comm_.rank());
   optimizer_->step(params(), grads_.first(count_), lr, params16_,
                    optim::clip_coefficient(norm, max_grad_norm));
   times.exchange += seconds_between(t0, t1);
@@ -147,6 +152,7 @@ double StepEngine::update_sharded(float lr, double max_grad_norm, StepTimes& tim
   double total = 0;
   for (float s : squares) total += s;
   const double norm = std::sqrt(total);
+  fault_point("optimizer", comm_.rank());
   const std::span<float> own_params = std::span(params_).subspan(static_cast<std::size_t>(optimizer_->begin()), slice_);
   optimizer_->step(own_params, grad_slice_, lr, {}, optim::clip_coefficient(norm, max_grad_norm));
   comm_.allgather(own_params, params_);

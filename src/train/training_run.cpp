@@ -14,6 +14,7 @@
 #include "run_report.hpp"
 #include "shmtrain/model/batch_validation.hpp"
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/common/fault_injection.hpp"
 #include "shmtrain/data/collate.hpp"
 #include "shmtrain/data/sampler.hpp"
 #include "shmtrain/io/atomic_file.hpp"
@@ -117,6 +118,7 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
       std::min(options_.gradient_accumulation_steps, plan.batches_per_epoch - state_.batches_done);
   std::vector<data::Batch> batches;
   std::vector<model::StepContext> contexts;
+  fault_point("data", comm_.rank());
   const auto data_start = Clock::now();
   double tokens = 0;
   double flops = 0;
@@ -221,6 +223,7 @@ void TrainingRun::write_final_files(const StepPlan& plan, const TrainSummary& su
   const std::filesystem::path& dir = options_.output_dir;
   std::optional<TrainResults> train;
   if (options_.do_train) {
+    fault_point("final.model", comm_.rank());
     write_model_folder(dir, inputs_.config, table_, engine_.params(), *inputs_.tokenizer, options_toml_);
     io::write_file_atomically(dir / "trainer_state.json", state_.to_json().dump(2) + "\n");
     train = TrainResults{.epoch = state_.epoch(),

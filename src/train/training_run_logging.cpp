@@ -5,6 +5,7 @@
 
 #include "training_run.hpp"
 #include "run_report.hpp"
+#include "shmtrain/common/fault_injection.hpp"
 #include "shmtrain/report/html_report.hpp"
 
 namespace shmtrain::train {
@@ -44,6 +45,7 @@ void TrainingRun::log_step(const StepPlan& plan, double loss, double grad_norm, 
   record["learning_rate"] = lr;
   record["grad_norm"] = grad_norm;
   record["samples_per_second"] = seconds > 0 ? static_cast<double>(window_samples_) / seconds : 0.0;
+  fault_point("log", comm_.rank());
   const StepProfile::Window window = profile_.take(comm_);  // collective
   record["tokens_per_second"] = seconds > 0 ? window.tokens / seconds : 0.0;
   record["gflops"] = seconds > 0 ? window.flops / seconds * 1e-9 : 0.0;
