@@ -12,6 +12,7 @@
 #include "shmtrain/model/model_weights.hpp"
 #include "shmtrain/optim/optimizer_state.hpp"
 #include "shmtrain/train/optimizer_slots.hpp"
+#include "shmtrain/text/tokenizer.hpp"
 #include "shmtrain/train/output_dir.hpp"
 
 namespace shmtrain::train {
@@ -62,11 +63,42 @@ void check_same_model(const std::filesystem::path& folder, const model::BertConf
   differs("number of labels", saved.num_labels(), run.num_labels());
 }
 
+// The tokens a checkpoint's model learned are the ids of its tokenizer: resuming it with
+// another vocabulary would train on shifted meanings without a word said.
+void check_same_tokenizer(const std::filesystem::path& folder, const text::Tokenizer& run) {
+  std::unique_ptr<text::Tokenizer> saved;
+  try {
+    saved = text::load_tokenizer(folder);
+  } catch (const InputError&) {
+    return;  // a checkpoint without tokenizer files (older ones): the weights decide
+  }
+  if (saved->vocab_size() != run.vocab_size()) {
+    fail_input("{}: the checkpoint's tokenizer has {} tokens but this run's ({}) has {}: resume with the tokenizer "
+               "it was trained with",
+               folder.string(), saved->vocab_size(), run.source(), run.vocab_size());
+  }
+  std::vector<std::int32_t> ids(run.vocab_size());
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::int32_t>(i);
+  const std::vector<std::string> theirs = saved->tokens(ids);
+  const std::vector<std::string> ours = run.tokens(ids);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (theirs[i] != ours[i]) {
+      fail_input("{}: the checkpoint's tokenizer has token '{}' at id {} but this run's ({}) has '{}': resume with "
+                 "the tokenizer it was trained with",
+                 folder.string(), theirs[i], i, run.source(), ours[i]);
+    }
+  }
+  if (saved->pad_id() != run.pad_id()) {
+    fail_input("{}: the checkpoint's tokenizer pads with id {} but this run's ({}) with {}", folder.string(),
+               saved->pad_id(), run.source(), run.pad_id());
+  }
+}
+
 }  // namespace
 
 TrainerState load_checkpoint(const std::filesystem::path& folder, const model::BertConfig& config,
                              const model::ParamTable& table, std::span<float> params,
-                             optim::AdamWState& optimizer) {
+                             optim::AdamWState& optimizer, const text::Tokenizer& tokenizer) {
   for (const char* name : {"model.safetensors", "optimizer.safetensors", "trainer_state.json"}) {
     std::error_code error;
     if (!std::filesystem::is_regular_file(folder / name, error)) {
@@ -76,6 +108,7 @@ TrainerState load_checkpoint(const std::filesystem::path& folder, const model::B
     }
   }
   check_same_model(folder, config);
+  check_same_tokenizer(folder, tokenizer);
   TrainerState state = TrainerState::read(folder / "trainer_state.json");
   const model::WeightsLoadReport report =
       model::load_model_weights(folder / "model.safetensors", table, params, config, 0);

@@ -78,7 +78,7 @@ const char* TrainingRun::load_or_init_weights() {
 void TrainingRun::start_or_resume(const StepPlan& plan) {
   if (!resume_.empty()) {
     optim::AdamWState optimizer;
-    state_ = load_checkpoint(resume_, inputs_.config, table_, engine_.params(), optimizer);
+    state_ = load_checkpoint(resume_, inputs_.config, table_, engine_.params(), optimizer, *inputs_.tokenizer);
     best_.restore(state_.best_metric, state_.best_model_checkpoint);
     engine_.set_optimizer_state(optimizer);
     // Elastic: the worker count may change, the global batch may not. A global step's rows are

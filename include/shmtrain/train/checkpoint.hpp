@@ -30,10 +30,11 @@ struct CheckpointView {
 std::filesystem::path save_checkpoint(const std::filesystem::path& output_dir, const CheckpointView& checkpoint);
 
 // Reads a checkpoint into params (table.count() floats) and `optimizer` (filled whole);
-// returns its trainer state. Throws
-// InputError naming the file when a part is missing or does not fit the model.
+// returns its trainer state. Throws InputError naming the file when a part is missing or does
+// not fit the model: another architecture or size (config.json compared with `config`), or
+// another vocabulary (the checkpoint's tokenizer files compared with `tokenizer`, token by token).
 TrainerState load_checkpoint(const std::filesystem::path& folder, const model::BertConfig& config,
                              const model::ParamTable& table, std::span<float> params,
-                             optim::AdamWState& optimizer);
+                             optim::AdamWState& optimizer, const text::Tokenizer& tokenizer);
 
 }  // namespace shmtrain::train
