@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdio>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -23,6 +24,10 @@ namespace {
 // Waits for steps that all ranks take together before training (reading and tokenizing the
 // data, preparing the output folder) may last long on a large dataset; longer is a hang.
 constexpr auto kSetUpTimeout = std::chrono::hours(1);
+
+// How long a rank that calls MPI_Abort leaves mpirun to stop it before it exits by itself (Open
+// MPI signals the job's ranks after its odls_base_sigkill_timeout, 1 s).
+constexpr auto kAbortGrace = std::chrono::seconds(3);
 
 // MPI_Init and MPI_Finalize, first in and last out of a job's state.
 class MpiSession {
@@ -61,12 +66,24 @@ std::string mpi_library_version() {
   return text;
 }
 
+std::string hostname() {
+  char machine[64] = {};
+  gethostname(machine, sizeof(machine) - 1);
+  return machine;
+}
+
 // Ends the whole job from a rank that cannot go on. Never returns.
 [[noreturn]] void abort_job(comm::SegmentHeader* header, const std::string& message, int code) {
   std::fflush(stdout);
   fmt::print(stderr, "{}\n", message);
   std::fflush(stderr);
   if (header != nullptr) comm::raise_abort(*header, message);
+  // MPI_Abort asks mpirun to end the job; with the network to mpirun cut it can wait for an
+  // answer for minutes. This rank ends itself anyway once mpirun has had its time to do it.
+  std::thread([code] {
+    std::this_thread::sleep_for(kAbortGrace);
+    _exit(code);
+  }).detach();
   MPI_Abort(MPI_COMM_WORLD, code);
   _exit(code);  // MPI_Abort returned: nothing else can stop this rank
 }
@@ -135,8 +152,7 @@ const topo::PlacementEntry& MpiJob::place(const topo::TopologySource& source,
     state_->placement = place_rank(source, options, hosts.machine_rank, hosts.machine_size);
   });
   const RankPlacement& placement = *state_->placement;
-  char machine[64] = {};
-  gethostname(machine, sizeof(machine) - 1);
+  const std::string machine = hostname();
   const std::string row = fmt::format("{:>4}  {:>4}  {:>5}  {:<16}  {:>7}  {:<10}  {}", rank(), hosts.host,
                                       hosts.local_rank, machine, placement.entry.threads,
                                       topo::format_cpu_list(placement.entry.cpus), placement.binding);
@@ -190,9 +206,21 @@ int MpiJob::run(const LaunchOptions& options, const WorkerFunction& worker) {
     comm::ShmOptions shm = options.comm;
     shm.transport.threads = placement.entry.threads;
     comm::ShmCommunicator local(segment->bytes(), hosts.local_rank, shm);
-    // Between hosts there is no heartbeat to watch: the MPI waits keep their fixed deadline
-    // (MpiTransportOptions). Within a host the shm waits watch the host's ranks' heartbeats.
-    comm::MpiCommunicator column(hosts.column_comm, {.threads = placement.entry.threads, .watch = header});
+    // Within a host the shm waits watch the host's ranks' heartbeats. Between hosts there is no
+    // heartbeat to watch: a wait between hosts (the column's rank is the host's index) that makes
+    // no progress for --ddp_timeout ends the job, as torch.distributed's timeout does. A stopped
+    // rank, a dead one whose connection MPI has not seen fail, or a cut network end it within
+    // that time; so does a save or evaluation on one host that outlasts it.
+    const std::string reason = fmt::format(
+        "the exchange between hosts waited --ddp_timeout ({} s) for {}: one of its ranks is stopped or gone, "
+        "or the network between the hosts is cut (this is host {} of {}, {})",
+        std::chrono::duration_cast<std::chrono::seconds>(options.comm.transport.stall_timeout).count(),
+        hosts.count == 2 ? fmt::format("host {}", 1 - hosts.host) : std::string("another host"), hosts.host,
+        hosts.count, hostname());
+    comm::MpiCommunicator column(hosts.column_comm, {.timeout = options.comm.transport.stall_timeout,
+                                                     .threads = placement.entry.threads,
+                                                     .watch = header,
+                                                     .timeout_reason = reason});
     comm::HierarchicalCommunicator communicator(local, column);
     WorkerContext context{communicator.rank(), communicator.size(), placement.entry, communicator, placement.bound};
     code = worker(context);

@@ -62,10 +62,15 @@ void MpiTransport::wait(MPI_Request& request, std::string_view what) {
     }
     const auto now = Clock::now();
     if (now >= deadline) {
+      const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(options_.timeout).count();
+      if (!options_.timeout_reason.empty()) {
+        throw CommError(fmt::format("rank {} of the MPI group made no progress for {} s in {}: {}", rank_,
+                                    seconds, what, options_.timeout_reason));
+      }
       throw CommError(fmt::format(
           "rank {} of the MPI group waited {} s in {}: a rank on another host is stuck, "
           "gone or never got there",
-          rank_, std::chrono::duration_cast<std::chrono::seconds>(options_.timeout).count(), what));
+          rank_, seconds, what));
     }
     backoff.pause(now);
   }

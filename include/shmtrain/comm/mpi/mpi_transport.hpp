@@ -28,6 +28,9 @@ struct MpiTransportOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // longest wait for one operation
   int threads = 1;                       // this rank's threads for reductions and copies
   const SegmentHeader* watch = nullptr;  // a segment whose abort flag ends every wait
+  // Where `timeout` comes from and what its passing means, for the deadline's error; empty: the
+  // fixed deadline of the set-up steps.
+  std::string_view timeout_reason{};
 };
 
 class MpiTransport {
