@@ -132,7 +132,8 @@ int run_train_under_mpi(const TrainCommand& command) {
   rank_options.disable_tqdm = true;
   launch::LaunchOptions launch_options;
   launch_options.arena_bytes = train::shared_arena_bytes(options, *prepared, job.size());
-  launch_options.comm.transport.stall_timeout = std::chrono::seconds(options.ddp_timeout);
+  launch_options.between_hosts_timeout = std::chrono::seconds(options.between_hosts_timeout_seconds());
+  launch_options.comm.transport.stall_timeout = std::chrono::seconds(options.stall_timeout_seconds());
   return job.run(launch_options, [&](launch::WorkerContext& context) {
     train::run_training(rank_options, options_toml, *prepared, context.communicator, stdout);
     return 0;
@@ -191,7 +192,7 @@ int run_train(const TrainCommand& command) {
   launch::LaunchOptions launch_options;
   launch_options.arena_bytes = train::shared_arena_bytes(options, prepared, workers);
   launch_options.other_ranks_stdout = false;
-  launch_options.comm.transport.stall_timeout = std::chrono::seconds(options.ddp_timeout);
+  launch_options.comm.transport.stall_timeout = std::chrono::seconds(options.stall_timeout_seconds());
   // torchrun's --max_restarts: a failed job is torn down (launch_workers returns only once
   // every worker is gone) and started again from its last checkpoint.
   for (std::int64_t restart = 1;; ++restart) {

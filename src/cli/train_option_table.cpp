@@ -208,7 +208,8 @@ std::vector<OptionSpec> make_table() {
       option("ddp_timeout", &TrainOptions::ddp_timeout, compute,
              "seconds a worker may show no sign of life (stopped, stuck in I/O, swapped out) before the job "
              "stops naming it; a worker that is busy (saving, evaluating) is never cut off; raise it to keep "
-             "a worker stopped in a debugger",
+             "a worker stopped in a debugger (default 30; between hosts, where busy and stuck look alike, a wait "
+             "gives up after this when given, else after 1800, torch.distributed's)",
              between(1, 7 * 24 * 3600)),
   };
 }

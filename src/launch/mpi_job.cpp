@@ -208,16 +208,17 @@ int MpiJob::run(const LaunchOptions& options, const WorkerFunction& worker) {
     comm::ShmCommunicator local(segment->bytes(), hosts.local_rank, shm);
     // Within a host the shm waits watch the host's ranks' heartbeats. Between hosts there is no
     // heartbeat to watch: a wait between hosts (the column's rank is the host's index) that makes
-    // no progress for --ddp_timeout ends the job, as torch.distributed's timeout does. A stopped
-    // rank, a dead one whose connection MPI has not seen fail, or a cut network end it within
-    // that time; so does a save or evaluation on one host that outlasts it.
+    // no progress for between_hosts_timeout (--ddp_timeout when given, else torch.distributed's
+    // 1800 s) ends the job. A stopped rank, a dead one whose connection MPI has not seen fail,
+    // or a cut network end it within that time; so would a save or evaluation on one host that
+    // outlasts it, which is why the default is long.
     const std::string reason = fmt::format(
-        "the exchange between hosts waited --ddp_timeout ({} s) for {}: one of its ranks is stopped or gone, "
+        "the exchange between hosts waited {} s (--ddp_timeout) for {}: one of its ranks is stopped or gone, "
         "or the network between the hosts is cut (this is host {} of {}, {})",
-        std::chrono::duration_cast<std::chrono::seconds>(options.comm.transport.stall_timeout).count(),
+        options.between_hosts_timeout.count(),
         hosts.count == 2 ? fmt::format("host {}", 1 - hosts.host) : std::string("another host"), hosts.host,
         hosts.count, hostname());
-    comm::MpiCommunicator column(hosts.column_comm, {.timeout = options.comm.transport.stall_timeout,
+    comm::MpiCommunicator column(hosts.column_comm, {.timeout = options.between_hosts_timeout,
                                                      .threads = placement.entry.threads,
                                                      .watch = header,
                                                      .timeout_reason = reason});

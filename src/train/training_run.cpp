@@ -174,6 +174,9 @@ void TrainingRun::save() {
 
 void TrainingRun::train(const StepPlan& plan, TrainSummary& summary) {
   start_or_resume(plan);
+  if (leader_ && !run_info_.empty()) {
+    io::write_file_atomically(options_.output_dir / "run_info.json", run_info_.dump(2) + "\n");
+  }
   if (leader_) {
     metrics_.emplace(options_.output_dir / "metrics.jsonl", resume_.empty() ? -1 : state_.global_step);
     if (options_.writes_tensorboard()) {
@@ -250,10 +253,8 @@ TrainSummary TrainingRun::execute() {
   const auto started = Clock::now();
   if (options_.do_train && options_.writes_report()) {
     const double gemm_gflops = measure_job_gemm_gflops(comm_, bf16_);  // collective
-    if (leader_) {
-      run_info_ = run_info_json(options_, prepared_, plan, table_, facts, gemm_gflops);
-      io::write_file_atomically(options_.output_dir / "run_info.json", run_info_.dump(2) + "\n");
-    }
+    // Written once training has started (train()): a run refused at resume leaves nothing.
+    if (leader_) run_info_ = run_info_json(options_, prepared_, plan, table_, facts, gemm_gflops);
   }
 
   TrainSummary summary;

@@ -114,11 +114,11 @@ TEST(HfSpellings, EveryBooleanTakesArgparsesForms) {
 TEST(HfSpellings, TrainerFlagsWithoutEffectRunWithANote) {
   const TempDir dir;
   const CliRun run = dry_run(dir,
-                             "--do_train --no_cuda --ddp_backend ccl --use_ipex --report_to none --use-cpu "
+                             "--do_train --no_cuda --ddp_backend ccl --use_ipex --report_to wandb --use-cpu "
                              "--dataloader_num_workers 4 --optim adamw_torch --fp16 false --push_to_hub False");
   ASSERT_EQ(run.exit_code, 0) << run.output();
   for (const char* flag : {"--no_cuda has no effect", "--ddp_backend ccl has no effect", "--use_ipex has no effect",
-                           "--report_to none has no effect", "--use-cpu has no effect",
+                           "--report_to wandb has no effect", "--use-cpu has no effect",
                            "--dataloader_num_workers 4 has no effect"}) {
     EXPECT_NE(run.err.find(flag), std::string::npos) << flag << "\n" << run.err;
   }

@@ -306,10 +306,10 @@ TEST_P(NetnsHostsFault, OnTheSecondHostEndsTheJobWithinTheTimeoutNamingHostAndRa
   EXPECT_LT(gone_after, kDdpTimeout + 10.0);
   // shmtrain names a rank and its host ("rank 3 (host 1, local rank 1): ..."), or mpirun the
   // killed rank and its node ("process rank 3 with PID ... on node host2 exited on signal 9"), or
-  // a rank of the first host the host it waited for ("waited --ddp_timeout (5 s) for host 1").
+  // a rank of the first host the host it waited for ("waited 5 s (--ddp_timeout) for host 1").
   const bool named =
       err.find("(host 1, local rank") != std::string::npos ||
-      err.find(fmt::format("waited --ddp_timeout ({} s) for host 1", kDdpTimeout)) != std::string::npos ||
+      err.find(fmt::format("waited {} s (--ddp_timeout) for host 1", kDdpTimeout)) != std::string::npos ||
       (err.find("rank") != std::string::npos && err.find("node host2") != std::string::npos);
   EXPECT_TRUE(named) << err;
   EXPECT_EQ(hosts.shmtrain_files(1), "");

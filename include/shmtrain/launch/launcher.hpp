@@ -59,6 +59,9 @@ struct LaunchOptions {
   // threads are taken from the plan; transport.stall_timeout is --ddp_timeout, for the
   // workers' waits and the launcher's watch alike
   comm::ShmOptions comm;
+  // Under MPI: how long a wait between hosts may make no progress (no heartbeat crosses hosts,
+  // so a host busy saving looks like a stuck one); --ddp_timeout when given, else 1800 s.
+  std::chrono::seconds between_hosts_timeout{1800};
   std::chrono::milliseconds grace{std::chrono::seconds(3)};  // SIGTERM to SIGKILL
   bool other_ranks_stdout = true;                 // false: only rank 0's stdout (stderr always)
 };

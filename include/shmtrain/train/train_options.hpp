@@ -145,8 +145,12 @@ struct TrainOptions {
   Bf16Mode bf16 = Bf16Mode::kOff;  // mixed precision (torch.autocast semantics)
   bool ddp_bf16_grads = false;     // the exchange carries bf16 gradients, summed in fp32
   // Seconds a worker's heartbeat may stand still before it counts as stalled (stopped, stuck)
-  // and the job stops; comm::kDefaultStallTimeout says why 30.
-  std::int64_t ddp_timeout = 30;
+  // and the job stops; comm::kDefaultStallTimeout says why 30. Between hosts no heartbeat
+  // crosses, so a wait there cannot tell a busy host (a long save) from a stuck one: it gives
+  // up after ddp_timeout only when the user set it, else after torch.distributed's 1800 s.
+  std::optional<std::int64_t> ddp_timeout;
+  std::int64_t stall_timeout_seconds() const { return ddp_timeout.value_or(30); }
+  std::int64_t between_hosts_timeout_seconds() const { return ddp_timeout.value_or(1800); }
 
   // report_to's parts, lower-cased.
   bool reports_to(std::string_view name) const {
