@@ -55,6 +55,7 @@ seed() {  # harness -> the fixture files its corpus starts from
     squad_fuzz) ls tests/fixtures/squad_tiny/train.json tests/fixtures/squad_tiny/dev.json ;;
     train_config_fuzz) ls configs/*.toml ;;
     table_fuzz) ls demo/paraphrase/*.tsv 2>/dev/null | head -2 ;;
+    parquet_fuzz) ls tests/fixtures/parquet/*.parquet ;;
   esac
 }
 mkdir -p build-fuzz/crashes
