@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "reference_run.hpp"
 #include "support/test_support.hpp"
 
 namespace {
@@ -47,13 +48,10 @@ CliRun train(const fs::path& out, const std::string& environment, const std::str
                                  shmtrain_binary().string(), kFlags, out.string(), extra));
 }
 
+// Each logged training loss, in order (metric_by_step's values).
 std::vector<double> losses(const fs::path& metrics) {
   std::vector<double> out;
-  std::ifstream in(metrics);
-  for (std::string line; std::getline(in, line);) {
-    const nlohmann::json record = nlohmann::json::parse(line);
-    if (record.contains("loss")) out.push_back(record["loss"].get<double>());
-  }
+  for (const auto& [step, loss] : shmtrain::testing::metric_by_step(metrics, "loss")) out.push_back(loss);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "reference_run.hpp"
 #include "support/test_support.hpp"
 
 namespace {
@@ -23,13 +24,10 @@ using shmtrain::testing::shmtrain_binary;
 using shmtrain::testing::source_dir;
 using shmtrain::testing::TempDir;
 
+// Each logged training loss, in order (metric_by_step's values).
 std::vector<double> losses(const fs::path& metrics) {
   std::vector<double> out;
-  std::ifstream in(metrics);
-  for (std::string line; std::getline(in, line);) {
-    const nlohmann::json record = nlohmann::json::parse(line);
-    if (record.contains("loss")) out.push_back(record["loss"].get<double>());
-  }
+  for (const auto& [step, loss] : shmtrain::testing::metric_by_step(metrics, "loss")) out.push_back(loss);
   return out;
 }
 
