@@ -68,6 +68,10 @@ std::vector<std::string> rewrite_arguments(const CLI::App& app, int argc, char**
 
 int run(int argc, char** argv) {
   tensor::prepare_openblas(argv);
+  // A closed pipe on stdout (`shmtrain train ... | head`) must not kill the run midway: without
+  // SIGPIPE the writes fail instead, and the run goes on to write output_dir, its console lines
+  // lost.
+  std::signal(SIGPIPE, SIG_IGN);
 
   CLI::App app{"shmtrain: fine-tune BERT-class models on CPU servers, one worker per socket"};
   app.require_subcommand(1);
