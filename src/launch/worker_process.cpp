@@ -19,13 +19,15 @@ namespace {
 
 // Whatever the launcher blocked or redirected, a worker starts with default signal handling,
 // except SIGINT: Ctrl-C reaches the whole foreground process group, and the launcher, not each
-// worker on its own, decides how the job stops.
+// worker on its own, decides how the job stops; and SIGPIPE: a closed pipe on the console
+// (`shmtrain train ... | head`) makes rank 0's writes fail, not the job die midway.
 void reset_signals() {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int sig : {SIGTERM, SIGHUP, SIGCHLD, SIGPIPE}) signal(sig, SIG_DFL);
+  for (int sig : {SIGTERM, SIGHUP, SIGCHLD}) signal(sig, SIG_DFL);
   signal(SIGINT, SIG_IGN);
+  signal(SIGPIPE, SIG_IGN);
 }
 
 void redirect(int fd, int target) {

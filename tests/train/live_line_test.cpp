@@ -42,6 +42,17 @@ TEST(LiveLine, ALogFileGetsOnePlainLinePerLoggingStep) {
   EXPECT_NE(run.out.find("tokens_per_second"), std::string::npos) << run.out;
 }
 
+TEST(LiveLine, AClosedPipeDoesNotKillTheRun) {
+  const TempDir dir;
+  // `| head -1` exits after the first line; the run goes on and finishes its output_dir.
+  const CliRun run = run_command(fmt::format("cd {} && bash -c '{} {} --nproc_per_node 2 | head -1; echo ${{PIPESTATUS[0]}} > {}'",
+                                             source_dir().string(), shmtrain_binary().string(),
+                                             demo_flags(dir / "out", 60), (dir / "status").string()));
+  ASSERT_EQ(run.exit_code, 0) << run.output();
+  EXPECT_EQ(shmtrain::testing::read_file(dir / "status"), "0\n") << run.output();
+  EXPECT_TRUE(fs::exists(dir / "out" / "model.safetensors"));
+}
+
 TEST(LiveLine, ATerminalShowsTokensPerSecondAndTheExchangeShare) {
   if (run_command("tmux -V").exit_code != 0) GTEST_SKIP() << "tmux is not installed";
   const TempDir dir;
