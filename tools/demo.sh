@@ -19,3 +19,4 @@ echo "The fine-tuned model (Hugging Face format) and its results are in ${output
 echo "  ${output_dir}/model.safetensors, config.json, vocab.txt   the model"
 echo "  ${output_dir}/eval_results.json                           dev accuracy and F1"
 echo "  ${output_dir}/metrics.jsonl                               loss and learning rate per logged step"
+echo "  ${output_dir}/report.html                                 the run's charts and summary (open in a browser)"
