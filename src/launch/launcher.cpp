@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "shmtrain/common/sanitizers.hpp"
 #include "supervisor.hpp"
 #include "worker_process.hpp"
 
@@ -23,6 +24,10 @@ extern "C" int openblas_get_num_threads(void);
 
 namespace shmtrain::launch {
 namespace {
+
+// ThreadSanitizer's runtime starts a background thread of its own with a process's first
+// pthread_create (here OpenBLAS's pool); the runtime makes fork() safe for it, like the pool.
+constexpr int kSanitizerThreads = SHMTRAIN_TSAN ? 1 : 0;
 
 int threads_in_this_process() {
   std::ifstream status("/proc/self/status");
@@ -91,7 +96,7 @@ void launch_workers(const topo::Topology& topology, const topo::PlacementPlan& p
                     const WorkerFunction& worker) {
   if (plan.workers.empty()) throw InputError("the placement plan holds no worker");
   const int blas_pool = std::max(0, openblas_get_num_threads() - 1);
-  if (const int threads = threads_in_this_process(); threads > 1 + blas_pool) {
+  if (const int threads = threads_in_this_process(); threads > 1 + blas_pool + kSanitizerThreads) {
     throw Error(fmt::format("launch_workers: {} threads run in this process ({} of them OpenBLAS's); workers must "
                             "be forked before any other thread starts (oneTBB, std::thread)",
                             threads, blas_pool));

@@ -9,6 +9,7 @@
 #include <tbb/global_control.h>
 
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/common/sanitizers.hpp"
 
 extern "C" void openblas_set_num_threads(int);
 
@@ -17,6 +18,14 @@ namespace {
 std::mutex g_mutex;
 std::unique_ptr<tbb::global_control> g_limit;
 int g_threads = 0;
+
+#if SHMTRAIN_TSAN
+// Under ThreadSanitizer oneTBB runs every loop on the thread that calls it (the smallest limit
+// in force wins). Debian's libtbb is not instrumented: TSan cannot see it hand a task to another
+// thread and back, and would report the bookkeeping of every parallel loop. What TSan checks
+// here are shmtrain's own threads: ranks run as threads, the heartbeat, the exchange thread.
+const tbb::global_control g_tsan_serial(tbb::global_control::max_allowed_parallelism, 1);
+#endif
 
 void apply(int threads) {
   g_limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
