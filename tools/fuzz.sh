@@ -2,12 +2,24 @@
 # Builds the libFuzzer harnesses of fuzz/ (clang, ASan + UBSan, into build-fuzz/) and runs each
 # for SECONDS (default 60) over a corpus seeded from tests/fixtures, kept in build-fuzz/corpus/
 # between runs. Prints each harness's executions; a crash stops with the input that caused it
-# (build-fuzz/crashes/), which then belongs in a regression test.
+# (build-fuzz/crashes/), which then belongs in a regression test or in fuzz/corpus/HARNESS/: the
+# inputs there (past findings) are replayed by every run, before any new input.
 #   tools/fuzz.sh [SECONDS] [HARNESS...]
+#   tools/fuzz.sh --ci SECONDS        CI's pass: every harness runs even after one fails; exit 1 if any did
+#   tools/fuzz.sh --runs N [HARNESS...]   N executions each instead of a time (docs/fuzzing.md's long runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${1:-60}
-shift || true
+ci=0
+limit=()
+case "${1:-}" in
+  --ci) ci=1; shift ;;
+  --runs) limit=(-runs="$2"); shift 2 ;;
+esac
+if [ ${#limit[@]} -eq 0 ]; then
+  seconds=${1:-60}
+  shift || true
+  limit=(-max_total_time="$seconds")
+fi
 tools/setup.sh
 missing=()
 for p in clang libclang-rt-14-dev libomp-14-dev; do
@@ -59,6 +71,7 @@ seed() {  # harness -> the fixture files its corpus starts from
   esac
 }
 mkdir -p build-fuzz/crashes
+failed=()
 for h in "${harnesses[@]}"; do
   corpus=build-fuzz/corpus/$h
   if [ ! -d "$corpus" ]; then
@@ -68,13 +81,22 @@ for h in "${harnesses[@]}"; do
       head -c 65536 "$f" >"$corpus/$(echo "$f" | tr / _)"
     done
   fi
+  found=()
+  [ ! -d "fuzz/corpus/$h" ] || found=("fuzz/corpus/$h")  # read only: new inputs go to $corpus
   log=build-fuzz/$h.log
-  if ! build-fuzz/fuzz/$h "$corpus" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+  start=$SECONDS
+  if ! build-fuzz/fuzz/$h "$corpus" "${found[@]}" "${limit[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
       -artifact_prefix=build-fuzz/crashes/$h- >"$log" 2>&1; then
     echo "$h: FAILED, see $log and build-fuzz/crashes/"
     tail -30 "$log"
-    exit 1
+    [ "$ci" -eq 1 ] || exit 1
+    failed+=("$h")
+    continue
   fi
   runs=$(grep -o 'Done [0-9]* runs' "$log" | tail -1 | grep -o '[0-9]*')
-  echo "$h: ${runs:-?} executions in ${seconds}s, no crash"
+  echo "$h: ${runs:-?} executions in $((SECONDS - start))s, no crash"
 done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: ${#failed[@]} harness(es) failed: ${failed[*]}"
+  exit 1
+fi
