@@ -31,10 +31,10 @@ case "$mode" in
 esac
 tools/setup.sh
 
-# -O1: the instrumented tests run fast enough and the reports' stacks stay readable. NDEBUG is
+# -O1 -g1: the instrumented tests run fast enough, the reports name file and line. NDEBUG is
 # off, so assertions run too. No benchmarks: speed under a sanitizer means nothing.
-cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" -DSHMTRAIN_SANITIZE="$sanitize" -DSHMTRAIN_WERROR=ON \
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" -DSHMTRAIN_SANITIZE="$sanitize" -DSHMTRAIN_WERROR=ON \
   -DSHMTRAIN_BUILD_BENCH=OFF >/dev/null
 cmake --build "$dir" -j "$(nproc)" --target "${targets[@]}"
 
