@@ -3,12 +3,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "shmtrain/launch/mpi_job.hpp"
 #include "shmtrain/launch/mpirun_command.hpp"
+#include "shmtrain/launch/open_mpi_keepalive.hpp"
 
 namespace shmtrain::cli {
 
@@ -40,7 +42,8 @@ void check_simulated_hosts(const MultiNodeFlags& flags) {
   }
 }
 
-void start_mpirun(const MultiNodeFlags& flags, const PlacementFlags& placement) {
+void start_mpirun(const MultiNodeFlags& flags, const PlacementFlags& placement,
+                  std::chrono::seconds between_hosts_timeout) {
   if (launch::started_by_mpi_launcher()) {
     fail_input(
         "--hostfile and --nnodes start mpirun; this shmtrain already runs under an MPI launcher: give the "
@@ -64,6 +67,13 @@ void start_mpirun(const MultiNodeFlags& flags, const PlacementFlags& placement) 
                                : static_cast<int>(resolve_placement(placement).plan.workers.size());
   request.program = launch::this_command_without({"--hostfile", "--nnodes"});
   const launch::MpiFlavor flavor = launch::detect_mpi_flavor(request.mpirun);
+  const auto env = [](const char* name) -> const char* { return std::getenv(name); };
+  if (flavor == launch::MpiFlavor::open_mpi &&
+      !launch::keepalive_note(launch::read_open_mpi_keepalive(env, launch::open_mpi_param_files(env)),
+                              between_hosts_timeout)
+           .empty()) {
+    request.open_mpi_mca = launch::keepalive_settings_for(between_hosts_timeout);
+  }
   const std::vector<std::string> command = launch::mpirun_command(request, flavor, geteuid() == 0);
   fmt::print("shmtrain: {} host(s) x {} rank(s): {}\n", request.nnodes, request.ranks_per_node,
              launch::shell_join(command));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstdio>
 #include <optional>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "shmtrain/comm/shm/segment.hpp"
 #include "shmtrain/comm/shm/shm_communicator.hpp"
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/launch/open_mpi_keepalive.hpp"
 #include "shmtrain/launch/rank_placement.hpp"
 
 namespace shmtrain::launch {
@@ -181,6 +183,14 @@ int MpiJob::run(const LaunchOptions& options, const WorkerFunction& worker) {
   if (!state_->placement) throw Error("MpiJob::run: place() first");
   const Hosts& hosts = state_->hosts;
   const RankPlacement& placement = *state_->placement;
+  // Open MPI between real hosts: say when a cut network would leave mpirun waiting long after
+  // --ddp_timeout (open_mpi_keepalive.hpp says why).
+  if (rank() == 0 && hosts.count > 1 && hosts.simulated == 0 && std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr) {
+    const auto env = [](const char* name) -> const char* { return std::getenv(name); };
+    const std::string note =
+        keepalive_note(read_open_mpi_keepalive(env, open_mpi_param_files(env)), options.between_hosts_timeout);
+    if (!note.empty()) fmt::print(stderr, "shmtrain: {}\n", note);
+  }
   const std::string token = broadcast_text(rank() == 0 ? comm::make_job_token() : "");
   const std::string name = fmt::format("{}{}-{}", comm::kSegmentPrefix, token, hosts.host);
 

@@ -39,6 +39,7 @@ std::vector<std::string> mpirun_command(const MpirunRequest& request, MpiFlavor 
     if (as_root) command.push_back("--allow-run-as-root");
     command.insert(command.end(), {"--hostfile", request.hostfile.string(), "-np", ranks, "--map-by",
                                    fmt::format("ppr:{}:node", request.ranks_per_node), "--bind-to", "none"});
+    for (const auto& [name, value] : request.open_mpi_mca) command.insert(command.end(), {"--mca", name, value});
   } else {
     command.insert(command.end(), {"-f", request.hostfile.string(), "-n", ranks, "-ppn",
                                    std::to_string(request.ranks_per_node)});

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace shmtrain::launch {
@@ -23,6 +24,8 @@ struct MpirunRequest {
   int nnodes = 1;
   int ranks_per_node = 1;
   std::vector<std::string> program;  // shmtrain and its arguments
+  // Open MPI only: `--mca NAME VALUE` each (Hydra has no such settings).
+  std::vector<std::pair<std::string, std::string>> open_mpi_mca;
 };
 
 // Runs `mpirun --version`: "Open MPI" is open_mpi, "HYDRA" or "Intel" hydra. Throws InputError
