@@ -240,9 +240,18 @@ TEST(MpiTrainLauncher, HostfileStartsMpirunWithTheRanksPerHost) {
       " --nnodes 1 --nproc_per_node 4 --simulated_hosts 2 --model_name_or_path " + run.model.string() +
       " --train_file " + run.train_file.string() + " --output_dir " + (dir / "out").string() +
       " --do_eval false --max_seq_length 32 --per_device_train_batch_size 2"
-      " --max_steps 4 --logging_steps 1 --save_steps 0");
+      " --max_steps 4 --logging_steps 1 --save_steps 0 --ddp_timeout 30");
   ASSERT_EQ(result.exit_code, 0) << result.output();
   EXPECT_NE(result.out.find("shmtrain: 1 host(s) x 4 rank(s): mpirun "), std::string::npos) << result.out;
+  // Open MPI's default keepalive would notice a cut host after 480 s, after --ddp_timeout 30: the
+  // line sets one that notices within 10 s (launch/open_mpi_keepalive.hpp).
+  if (flavor == launch::MpiFlavor::open_mpi) {
+    EXPECT_NE(result.out.find("--mca oob_tcp_keepalive_time 8 --mca oob_tcp_keepalive_intvl 1 --mca "
+                              "oob_tcp_keepalive_probes 2 "),
+              std::string::npos)
+        << result.out;
+  }
+  EXPECT_EQ(result.err.find("note: Open MPI notices"), std::string::npos) << result.err;
   EXPECT_NE(
       result.out.find(flavor == launch::MpiFlavor::open_mpi ? "-np 4 --map-by ppr:4:node" : "-n 4 -ppn 4"),
       std::string::npos)
