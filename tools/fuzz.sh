@@ -5,7 +5,7 @@
 # (build-fuzz/crashes/), which then belongs in a regression test or in fuzz/corpus/HARNESS/: the
 # inputs there (past findings) are replayed by every run, before any new input.
 #   tools/fuzz.sh [SECONDS] [HARNESS...]
-#   tools/fuzz.sh --ci SECONDS        CI's pass: every harness runs even after one fails; exit 1 if any did
+#   tools/fuzz.sh --ci SECONDS        CI's pass: every harness (one per core at a time) runs even after one fails; exit 1 if any did
 #   tools/fuzz.sh --runs N [HARNESS...]   N executions each instead of a time (docs/fuzzing.md's long runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -79,9 +79,9 @@ max_len() {  # harness -> the largest input it is given
   esac
 }
 mkdir -p build-fuzz/crashes
-failed=()
-for h in "${harnesses[@]}"; do
-  corpus=build-fuzz/corpus/$h
+
+run_harness() {  # harness -> its line; non-zero when it crashed
+  local h=$1 corpus=build-fuzz/corpus/$1 log=build-fuzz/$1.log start=$SECONDS found=() f runs
   if [ ! -d "$corpus" ]; then
     mkdir -p "$corpus"
     for f in $(seed "$h"); do
@@ -89,20 +89,31 @@ for h in "${harnesses[@]}"; do
       split -b "$(max_len "$h")" -a 3 "$f" "$corpus/$(echo "$f" | tr / _)."
     done
   fi
-  found=()
   [ ! -d "fuzz/corpus/$h" ] || found=("fuzz/corpus/$h")  # read only: new inputs go to $corpus
-  log=build-fuzz/$h.log
-  start=$SECONDS
-  if ! build-fuzz/fuzz/$h "$corpus" "${found[@]}" "${limit[@]}" -max_len="$(max_len "$h")" -timeout=10 -rss_limit_mb=4096 \
-      -artifact_prefix=build-fuzz/crashes/$h- >"$log" 2>&1; then
+  if ! build-fuzz/fuzz/$h "$corpus" "${found[@]}" "${limit[@]}" -max_len="$(max_len "$h")" -timeout=10 \
+      -rss_limit_mb=4096 -artifact_prefix=build-fuzz/crashes/$h- >"$log" 2>&1; then
     echo "$h: FAILED, see $log and build-fuzz/crashes/"
     tail -30 "$log"
-    [ "$ci" -eq 1 ] || exit 1
-    failed+=("$h")
-    continue
+    return 1
   fi
   runs=$(grep -o 'Done [0-9]* runs' "$log" | tail -1 | grep -o '[0-9]*')
   echo "$h: ${runs:-?} executions in $((SECONDS - start))s, no crash"
+}
+
+if [ "$ci" -eq 0 ]; then
+  for h in "${harnesses[@]}"; do run_harness "$h" || exit 1; done
+  exit 0
+fi
+# CI: one harness per core at a time, every one to the end; then each one's lines, in order.
+for h in "${harnesses[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+  run_harness "$h" >"build-fuzz/$h.result" 2>&1 &
+done
+wait
+failed=()
+for h in "${harnesses[@]}"; do
+  cat "build-fuzz/$h.result"
+  grep -q "^$h: FAILED" "build-fuzz/$h.result" && failed+=("$h")
 done
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: ${#failed[@]} harness(es) failed: ${failed[*]}"
