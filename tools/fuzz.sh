@@ -73,8 +73,9 @@ seed() {  # harness -> the fixture files its corpus starts from
 max_len() {  # harness -> the largest input it is given
   case "$1" in
     # Text harnesses: tokenizing is linear (a unit test checks that at 150,000 characters), so 4 KiB
-    # finds what 64 KiB would, at ten times the executions.
-    hf_tokenize_text_fuzz | tokenize_text_fuzz) echo 4096 ;;
+    # finds what 64 KiB would, at ten times the executions. The NER files are lines of a word and
+    # its tag (or short JSON objects): 4 KiB holds a hundred of them.
+    hf_tokenize_text_fuzz | tokenize_text_fuzz | tagged_file_fuzz) echo 4096 ;;
     *) echo 65536 ;;
   esac
 }
