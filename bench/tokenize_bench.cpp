@@ -105,7 +105,7 @@ double pipeline_seconds(const shmtrain::text::Tokenizer& tokenizer,
   return median(times);
 }
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   std::mt19937 rng(1234);
   const std::vector<std::string> words = make_words(rng);
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "shmtrain-tokenize-bench";
@@ -185,4 +185,15 @@ int main(int argc, char** argv) {
                pipeline.description(), kPairs / s, s / encode_s);
   }
   return 0;
+}
+
+// Usage: tokenize_bench [FIXTURES]; FIXTURES holds roberta_bpe/ and xlmr_unigram/.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tokenize_bench: error: %s\nusage: tokenize_bench [FIXTURES: a folder with roberta_bpe/ and "
+                 "xlmr_unigram/]\n", e.what());
+    return 1;
+  }
 }
