@@ -73,7 +73,9 @@ int run_bench_allreduce_under_mpi(const BenchAllreduceFlags& flags) {
 
 int run_bench_allreduce(const BenchAllreduceFlags& flags) {
   if (launch::started_by_mpi_launcher()) return run_bench_allreduce_under_mpi(flags);
-  if (wants_mpirun(flags.multi_node)) start_mpirun(flags.multi_node, flags.placement, launch::LaunchOptions{}.between_hosts_timeout);
+  if (wants_mpirun(flags.multi_node)) {
+    start_mpirun(flags.multi_node, flags.placement, launch::LaunchOptions{}.between_hosts_timeout);
+  }
   check_simulated_hosts(flags.multi_node);
   bench::AllreduceBenchOptions options = flags.options;
   options.sizes = flags.sizes.empty() ? bench::default_sizes() : bench::parse_sizes(flags.sizes);

@@ -164,7 +164,10 @@ int run_train(const TrainCommand& command) {
   const train::TrainOptions options = resolve_options(command);
   const NewFolderGuard new_output_dir(options.dry_run ? std::filesystem::path() : options.output_dir);
   const std::string options_toml = train_options_to_toml(options);
-  if (wants_mpirun(command.multi_node)) start_mpirun(command.multi_node, command.placement, std::chrono::seconds(options.between_hosts_timeout_seconds()));
+  if (wants_mpirun(command.multi_node)) {
+    start_mpirun(command.multi_node, command.placement,
+                 std::chrono::seconds(options.between_hosts_timeout_seconds()));
+  }
   const ResolvedPlacement placement = resolve_placement(placement_for(command, options));
   const topo::PlacementPlan& plan = placement.plan;
   const int workers = static_cast<int>(plan.workers.size());

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -67,11 +66,8 @@ void start_mpirun(const MultiNodeFlags& flags, const PlacementFlags& placement,
                                : static_cast<int>(resolve_placement(placement).plan.workers.size());
   request.program = launch::this_command_without({"--hostfile", "--nnodes"});
   const launch::MpiFlavor flavor = launch::detect_mpi_flavor(request.mpirun);
-  const auto env = [](const char* name) -> const char* { return std::getenv(name); };
   if (flavor == launch::MpiFlavor::open_mpi &&
-      !launch::keepalive_note(launch::read_open_mpi_keepalive(env, launch::open_mpi_param_files(env)),
-                              between_hosts_timeout)
-           .empty()) {
+      !launch::notices_before(launch::open_mpi_keepalive_in_force(), between_hosts_timeout)) {
     request.open_mpi_mca = launch::keepalive_settings_for(between_hosts_timeout);
   }
   const std::vector<std::string> command = launch::mpirun_command(request, flavor, geteuid() == 0);

@@ -185,10 +185,9 @@ int MpiJob::run(const LaunchOptions& options, const WorkerFunction& worker) {
   const RankPlacement& placement = *state_->placement;
   // Open MPI between real hosts: say when a cut network would leave mpirun waiting long after
   // --ddp_timeout (open_mpi_keepalive.hpp says why).
-  if (rank() == 0 && hosts.count > 1 && hosts.simulated == 0 && std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr) {
-    const auto env = [](const char* name) -> const char* { return std::getenv(name); };
-    const std::string note =
-        keepalive_note(read_open_mpi_keepalive(env, open_mpi_param_files(env)), options.between_hosts_timeout);
+  const bool open_mpi = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
+  if (rank() == 0 && hosts.count > 1 && hosts.simulated == 0 && open_mpi) {
+    const std::string note = keepalive_note(open_mpi_keepalive_in_force(), options.between_hosts_timeout);
     if (!note.empty()) fmt::print(stderr, "shmtrain: {}\n", note);
   }
   const std::string token = broadcast_text(rank() == 0 ? comm::make_job_token() : "");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <fstream>
 #include <string_view>
 
@@ -53,6 +54,12 @@ void read_param_file(const std::filesystem::path& path, Found& found) {
   }
 }
 
+// Seconds idle before the first probe: detection (time + 2 probes 1 s apart) at a third of the
+// timeout.
+std::int64_t suggested_time(std::chrono::seconds between_hosts) {
+  return std::max<std::int64_t>(1, between_hosts.count() / 3 - 2);
+}
+
 }  // namespace
 
 std::optional<std::int64_t> OpenMpiKeepalive::detection_seconds() const {
@@ -76,7 +83,8 @@ OpenMpiKeepalive read_open_mpi_keepalive(const std::function<const char*(const c
   return keepalive;
 }
 
-std::vector<std::filesystem::path> open_mpi_param_files(const std::function<const char*(const char*)>& getenv) {
+std::vector<std::filesystem::path> open_mpi_param_files(
+    const std::function<const char*(const char*)>& getenv) {
   std::vector<std::filesystem::path> files;
   if (const char* home = getenv("HOME"); home != nullptr && *home != '\0') {
     files.push_back(std::filesystem::path(home) / ".openmpi" / "mca-params.conf");
@@ -85,15 +93,15 @@ std::vector<std::filesystem::path> open_mpi_param_files(const std::function<cons
   return files;
 }
 
-namespace {
-
-// Seconds idle before the first probe: detection (time + 2 probes 1 s apart) at a third of the
-// timeout.
-std::int64_t suggested_time(std::chrono::seconds between_hosts) {
-  return std::max<std::int64_t>(1, between_hosts.count() / 3 - 2);
+OpenMpiKeepalive open_mpi_keepalive_in_force() {
+  const auto env = [](const char* name) -> const char* { return std::getenv(name); };
+  return read_open_mpi_keepalive(env, open_mpi_param_files(env));
 }
 
-}  // namespace
+bool notices_before(const OpenMpiKeepalive& keepalive, std::chrono::seconds between_hosts) {
+  const std::optional<std::int64_t> detection = keepalive.detection_seconds();
+  return detection && *detection < between_hosts.count();
+}
 
 std::vector<std::pair<std::string, std::string>> keepalive_settings_for(std::chrono::seconds between_hosts) {
   return {{"oob_tcp_keepalive_time", std::to_string(suggested_time(between_hosts))},
@@ -102,12 +110,12 @@ std::vector<std::pair<std::string, std::string>> keepalive_settings_for(std::chr
 }
 
 std::string keepalive_note(const OpenMpiKeepalive& keepalive, std::chrono::seconds between_hosts) {
+  if (notices_before(keepalive, between_hosts)) return "";
   const std::optional<std::int64_t> detection = keepalive.detection_seconds();
-  if (detection && *detection < between_hosts.count()) return "";
   const std::int64_t time = suggested_time(between_hosts);
-  const std::string when =
-      detection ? fmt::format("after {} s, later than --ddp_timeout ({} s)", *detection, between_hosts.count())
-                : std::string("never (keepalive off)");
+  const std::string when = detection ? fmt::format("after {} s, later than --ddp_timeout ({} s)", *detection,
+                                                   between_hosts.count())
+                                     : std::string("never (keepalive off)");
   return fmt::format(
       "note: Open MPI notices a host cut off from the network {} (oob_tcp_keepalive_time {}, _intvl {}, "
       "_probes {}): if the network to a host is cut, the ranks stop at --ddp_timeout, but mpirun then waits "

@@ -38,7 +38,14 @@ OpenMpiKeepalive read_open_mpi_keepalive(const std::function<const char*(const c
                                          const std::vector<std::filesystem::path>& param_files);
 
 // Open MPI's parameter files in its order: $HOME/.openmpi/mca-params.conf, then the system's.
-std::vector<std::filesystem::path> open_mpi_param_files(const std::function<const char*(const char*)>& getenv);
+std::vector<std::filesystem::path> open_mpi_param_files(
+    const std::function<const char*(const char*)>& getenv);
+
+// read_open_mpi_keepalive of this process's environment and Open MPI's parameter files.
+OpenMpiKeepalive open_mpi_keepalive_in_force();
+
+// True when the keepalive notices a cut host before `between_hosts` seconds have passed.
+bool notices_before(const OpenMpiKeepalive& keepalive, std::chrono::seconds between_hosts);
 
 // Settings that notice a cut within about a third of `between_hosts` (at least 3 s): the
 // `--mca NAME VALUE` pairs shmtrain's own mpirun line adds when the note below would be due.
