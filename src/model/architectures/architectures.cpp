@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "../config/config_object.hpp"
+#include "model/config/config_object.hpp"
 #include "shmtrain/common/error.hpp"
 
 namespace shmtrain::model {

@@ -2,7 +2,7 @@
 // BertForQuestionAnswering).
 #include "architecture.hpp"
 
-#include "../config/config_object.hpp"
+#include "model/config/config_object.hpp"
 #include "shmtrain/common/error.hpp"
 
 namespace shmtrain::model {

@@ -4,7 +4,7 @@
 // pre_classifier of the head's own and dropouts before both heads.
 #include "architecture.hpp"
 
-#include "../config/config_object.hpp"
+#include "model/config/config_object.hpp"
 #include "shmtrain/common/error.hpp"
 
 namespace shmtrain::model {

@@ -7,7 +7,7 @@
 // unused.
 #include "architecture.hpp"
 
-#include "../config/config_object.hpp"
+#include "model/config/config_object.hpp"
 #include "shmtrain/common/error.hpp"
 
 namespace shmtrain::model {

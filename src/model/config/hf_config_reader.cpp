@@ -7,7 +7,7 @@
 
 #include <fmt/ranges.h>
 
-#include "../architectures/architecture.hpp"
+#include "model/architectures/architecture.hpp"
 #include "config_object.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/json_error.hpp"

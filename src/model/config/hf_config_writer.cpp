@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../architectures/architecture.hpp"
+#include "model/architectures/architecture.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/atomic_file.hpp"
 
