@@ -3,23 +3,13 @@
 #include <fmt/format.h>
 
 #include "shmtrain/common/error.hpp"
+#include "parquet_enums.hpp"
 #include "thrift_compact.hpp"
 
 namespace shmtrain::data::parquet {
 namespace {
 
 using T = CompactType;
-
-template <typename Enum>
-Enum enum_value(std::int32_t value, std::int32_t low, std::int32_t high, std::string_view what) {
-  if (value < low || value > high) fail_input("unknown {} {}", what, value);
-  return static_cast<Enum>(value);
-}
-
-Encoding encoding_value(std::int32_t value) {
-  if (value == 1) fail_input("encoding 1 (GROUP_VAR_INT) is not part of Parquet");
-  return enum_value<Encoding>(value, 0, 9, "encoding");
-}
 
 // The integer struct of LogicalType.INTEGER / DECIMAL.
 void read_logical_type(CompactReader& in, SchemaElement& element) {
@@ -261,153 +251,6 @@ FileMetaData decode_file_metadata(std::span<const std::byte> bytes) {
   if (!has_rows) fail_input("no num_rows");
   if (!has_groups) fail_input("no row_groups");
   return meta;
-}
-
-PageHeader decode_page_header(std::span<const std::byte> bytes, std::size_t& header_size) {
-  CompactReader in(bytes);
-  PageHeader page;
-  unsigned seen = 0;
-  in.read_struct([&](std::int16_t id, T type) {
-    switch (id) {
-      case 1:
-        page.type = enum_value<PageType>(in.read_i32(type), 0, 3, "page type");
-        break;
-      case 2:
-        page.uncompressed_page_size = in.read_i32(type);
-        break;
-      case 3:
-        page.compressed_page_size = in.read_i32(type);
-        break;
-      case 5: {
-        in.expect(type, T::structure);
-        DataPageHeader& data = page.data.emplace();
-        unsigned fields = 0;
-        in.read_struct([&](std::int16_t field, T t) {
-          if (field == 1) data.num_values = in.read_i32(t);
-          if (field == 2) data.encoding = encoding_value(in.read_i32(t));
-          if (field == 3) data.definition_level_encoding = encoding_value(in.read_i32(t));
-          if (field == 4) data.repetition_level_encoding = encoding_value(in.read_i32(t));
-          if (field < 1 || field > 4) return false;
-          fields |= 1u << field;
-          return true;
-        });
-        if (fields != 0b11110) fail_input("a data page header without num_values or its encodings");
-        break;
-      }
-      case 7: {
-        in.expect(type, T::structure);
-        DictionaryPageHeader& dictionary = page.dictionary.emplace();
-        unsigned fields = 0;
-        in.read_struct([&](std::int16_t field, T t) {
-          if (field == 1) dictionary.num_values = in.read_i32(t);
-          if (field == 2) dictionary.encoding = encoding_value(in.read_i32(t));
-          if (field < 1 || field > 2) return false;
-          fields |= 1u << field;
-          return true;
-        });
-        if (fields != 0b110) fail_input("a dictionary page header without num_values or encoding");
-        break;
-      }
-      case 8: {
-        in.expect(type, T::structure);
-        DataPageHeaderV2& data = page.data_v2.emplace();
-        unsigned fields = 0;
-        in.read_struct([&](std::int16_t field, T t) {
-          switch (field) {
-            case 1:
-              data.num_values = in.read_i32(t);
-              break;
-            case 2:
-              data.num_nulls = in.read_i32(t);
-              break;
-            case 3:
-              data.num_rows = in.read_i32(t);
-              break;
-            case 4:
-              data.encoding = encoding_value(in.read_i32(t));
-              break;
-            case 5:
-              data.definition_levels_byte_length = in.read_i32(t);
-              break;
-            case 6:
-              data.repetition_levels_byte_length = in.read_i32(t);
-              break;
-            case 7:
-              data.is_compressed = in.read_bool(t);
-              break;
-            default:
-              return false;
-          }
-          fields |= 1u << field;
-          return true;
-        });
-        if ((fields & 0b1111110) != 0b1111110)
-          fail_input("a data page v2 header without one of its required fields");
-        break;
-      }
-      default:
-        return false;
-    }
-    seen |= 1u << id;
-    return true;
-  });
-  if ((seen & 0b1110) != 0b1110) fail_input("a page header without its type or sizes");
-  if (page.uncompressed_page_size < 0 || page.compressed_page_size < 0) {
-    fail_input("a page header with a negative size ({} compressed, {} uncompressed)",
-               page.compressed_page_size, page.uncompressed_page_size);
-  }
-  const bool has_header =
-      (page.type == PageType::data && page.data) || (page.type == PageType::data_v2 && page.data_v2) ||
-      (page.type == PageType::dictionary && page.dictionary) || page.type == PageType::index;
-  if (!has_header) fail_input("a page header without the header of its page type");
-  header_size = in.position();
-  return page;
-}
-
-std::string_view codec_name(Codec codec) {
-  switch (codec) {
-    case Codec::uncompressed:
-      return "UNCOMPRESSED";
-    case Codec::snappy:
-      return "SNAPPY";
-    case Codec::gzip:
-      return "GZIP";
-    case Codec::lzo:
-      return "LZO";
-    case Codec::brotli:
-      return "BROTLI";
-    case Codec::lz4:
-      return "LZ4";
-    case Codec::zstd:
-      return "ZSTD";
-    case Codec::lz4_raw:
-      return "LZ4_RAW";
-  }
-  return "?";
-}
-
-std::string_view encoding_name(Encoding encoding) {
-  switch (encoding) {
-    case Encoding::plain:
-      return "PLAIN";
-    case Encoding::plain_dictionary:
-      return "PLAIN_DICTIONARY";
-    case Encoding::rle:
-      return "RLE";
-    case Encoding::bit_packed:
-      return "BIT_PACKED";
-    case Encoding::delta_binary_packed:
-      return "DELTA_BINARY_PACKED";
-    case Encoding::delta_length_byte_array:
-      return "DELTA_LENGTH_BYTE_ARRAY";
-    case Encoding::delta_byte_array:
-      return "DELTA_BYTE_ARRAY";
-    case Encoding::rle_dictionary:
-      return "RLE_DICTIONARY";
-    case Encoding::byte_stream_split:
-      return "BYTE_STREAM_SPLIT";
-  }
-  return "?";
 }
 
 }  // namespace shmtrain::data::parquet
