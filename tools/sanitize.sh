@@ -16,7 +16,7 @@ case "$mode" in
     targets=(all)
     # Left out: a speed comparison with membw.c, which is not instrumented; and the demo's
     # 5-epoch run (4-5 minutes under ASan), whose code is what the other train tests run.
-    filters=(-E '^bench\.MemoryBandwidth\.MemoryLevelIsAtLeastWhatMembwMeasures$|^train\.Demo\.')
+    filters=(-E '^bench\.MemoryBandwidth\.MemoryLevelIsAtLeastWhatMembwMeasures$|^e2e\.Demo\.')
     ;;
   thread)
     dir=build-tsan

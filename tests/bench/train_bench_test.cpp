@@ -105,7 +105,5 @@ TEST(TrainBenchWorkload, ReadsLengthsAndNamesTheLineOfABadOne) {
   EXPECT_THROW(read_lengths(dir / "missing.txt", 128), InputError);
 }
 
-// With real lengths every configuration runs padded to --seq, padded to the longest and
-// packed, each verified, and the packed/padded ratios follow.
 }  // namespace
 }  // namespace shmtrain::bench

@@ -45,6 +45,8 @@ TEST(BenchTrainCli, TinyRunPrintsVerifiedRowsAndRatios) {
 }
 
 
+// With real lengths every configuration runs padded to --seq, padded to the longest and
+// packed, each verified, and the packed/padded ratios follow.
 TEST(BenchTrainCli, LengthsRunEveryLayoutSideBySide) {
   const testing::TempDir dir;
   testing::write_file(dir / "lengths.txt", "5\n30\n2\n11\n1\n9\n16\n3\n");

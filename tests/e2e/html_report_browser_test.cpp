@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "report/html_markup.hpp"
+#include "support/html_markup.hpp"
 #include "shmtrain/report/html_report.hpp"
 #include "support/test_support.hpp"
 

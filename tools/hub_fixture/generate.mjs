@@ -3,7 +3,7 @@
 // (<config>/<split>-00000-of-00001.parquet, with the `huggingface` features metadata that
 // `datasets` writes), made from the test suite's own data with an independent writer: the Rust
 // arrow/parquet crates compiled to WebAssembly (npm parquet-wasm) fed by Arrow JS. The tests
-// build a Hugging Face cache around them (tests/train/hub_commands_test.cpp).
+// build a Hugging Face cache around them (tests/e2e/hub_commands_test.cpp).
 //
 //   mkdir -p /tmp/pqref && cd /tmp/pqref && npm install parquet-wasm@0.8.0 apache-arrow@21.2.0
 //   node tools/hub_fixture/generate.mjs /tmp/pqref/node_modules
