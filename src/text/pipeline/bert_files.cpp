@@ -76,8 +76,8 @@ std::unique_ptr<HfTokenizer::Impl> read_bert_files(const fs::path& path, std::op
   impl->post_processor = read_post_processor(JsonFields(processing, "post_processor", impl->source));
   impl->added = AddedVocabulary(special_tokens(spec, vocab, unk), impl->normalizer.get());
   impl->pad_id = vocab.find(spec.special.pad);
-  impl->description = fmt::format("WordPiece, {} tokens, {} ({})", vocab.size(), n.lowercase ? "lower-cased" : "cased",
-                                  spec.lowercase_origin);
+  impl->description = fmt::format("WordPiece, {} tokens, do_lower_case {} ({}), strip_accents {}", vocab.size(),
+                                  n.lowercase, spec.lowercase_origin, n.strips_accents());
   impl->bert_spec = std::move(spec);
   return impl;
 }
