@@ -3,10 +3,10 @@
 #include "fuzz_support.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/task/task.hpp"
-#include "shmtrain/text/bert_tokenizer.hpp"
+#include "shmtrain/text/hf_tokenizer.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const auto tokenizer = shmtrain::text::BertTokenizer::from_path(SHMTRAIN_FUZZ_VOCAB);
+  static const auto tokenizer = shmtrain::text::HfTokenizer::load_bert(SHMTRAIN_FUZZ_VOCAB);
   if (size == 0) return 0;
   const char* name = data[0] % 2 == 0 ? "data.txt" : "data.jsonl";
   const auto path = shmtrain::fuzz::write_input(name, shmtrain::fuzz::as_text(data + 1, size - 1));

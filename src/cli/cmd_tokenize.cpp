@@ -12,8 +12,8 @@
 
 #include "shmtrain/cli/commands.hpp"
 #include "shmtrain/common/error.hpp"
-#include "shmtrain/text/bert_tokenizer.hpp"
 #include "shmtrain/text/hf_tokenizer.hpp"
+#include "shmtrain/text/utf8.hpp"
 
 namespace shmtrain::cli {
 namespace {
@@ -21,11 +21,12 @@ namespace {
 struct TokenizeOptions {
   std::string model;
   std::optional<bool> do_lower_case;
-  std::string text_a;
+  std::optional<std::string> text_a;  // "" is a text (an empty one), not a missing one
   std::optional<std::string> text_b;
   std::vector<std::string> words;
   std::size_t max_seq_length = 0;
   bool pad_to_max_length = false;
+  bool add_special_tokens = true;
 };
 
 nlohmann::json spans(const std::vector<text::CharSpan>& offsets) {
@@ -40,51 +41,20 @@ nlohmann::json word_ids(const std::vector<std::int32_t>& ids) {
   return out;
 }
 
-// BERT's tokenizer: offsets and word ids from its WordPiece pass over each text.
-nlohmann::ordered_json bert_output(const text::BertTokenizer& tokenizer, const TokenizeOptions& options) {
-  if (!options.words.empty()) fail_input("--words needs a tokenizer.json folder; BERT's vocab.txt takes --text_a");
-  text::EncodeOptions encode_options{options.max_seq_length, options.pad_to_max_length};
-  std::optional<std::string_view> text_b;
-  if (options.text_b) text_b = *options.text_b;
-  const text::Encoding encoding = tokenizer.encode(options.text_a, text_b, encode_options);
-  std::vector<std::int32_t> ids_a, ids_b;
-  std::vector<text::CharSpan> offsets_a, offsets_b;
-  tokenizer.tokenize_with_offsets(options.text_a, ids_a, offsets_a, "text_a");
-  if (text_b) tokenizer.tokenize_with_offsets(*text_b, ids_b, offsets_b, "text_b");
-  std::vector<text::CharSpan> offsets(encoding.size(), text::CharSpan{});
-  // [CLS] a [SEP] (b [SEP]): a's kept tokens start at 1, b's after a's [SEP].
-  std::size_t kept_a = 0;
-  std::size_t kept_b = 0;
-  for (std::size_t i = 0; i < encoding.size(); ++i) {
-    if (encoding.attention_mask[i] == 0) break;
-    if (encoding.token_type_ids[i] == 0) ++kept_a;
-    else ++kept_b;
-  }
-  kept_a -= 2;
-  if (text_b) kept_b -= 1;
-  for (std::size_t i = 0; i < kept_a; ++i) offsets[1 + i] = offsets_a[i];
-  for (std::size_t i = 0; i < kept_b; ++i) offsets[kept_a + 3 + i] = offsets_b[i];
-  nlohmann::ordered_json out;
-  out["tokens"] = tokenizer.tokens(encoding.input_ids);
-  out["input_ids"] = encoding.input_ids;
-  out["token_type_ids"] = encoding.token_type_ids;
-  out["attention_mask"] = encoding.attention_mask;
-  out["offsets"] = spans(offsets);
-  const text::NormalizerOptions& normalizer = tokenizer.spec().normalizer;
-  fmt::print(stderr, "shmtrain: tokenizer {}: do_lower_case {} ({}), strip_accents {}\n", tokenizer.spec().source,
-             normalizer.lowercase, tokenizer.spec().lowercase_origin, normalizer.strips_accents());
-  return out;
-}
-
-nlohmann::ordered_json hf_output(const text::HfTokenizer& tokenizer, const TokenizeOptions& options) {
-  text::Truncation truncation{options.max_seq_length, text::TruncationStrategy::kLongestFirst};
+// Every tokenizer is a pipeline (hf_tokenizer.hpp), so every folder gives offsets and word ids.
+nlohmann::ordered_json tokenize_output(const text::HfTokenizer& tokenizer, const TokenizeOptions& options) {
+  const text::Truncation truncation{options.max_seq_length, text::TruncationStrategy::kLongestFirst};
+  const bool special = options.add_special_tokens;
   text::TokenizedText t;
   if (!options.words.empty()) {
-    t = tokenizer.encode_words(options.words, nullptr, true, truncation);
+    t = tokenizer.encode_words(options.words, nullptr, special, truncation);
   } else {
+    // Checked here so that an error names the flag.
+    check_utf8(*options.text_a, "text_a");
     std::optional<std::string_view> text_b;
     if (options.text_b) text_b = *options.text_b;
-    t = tokenizer.encode_text(options.text_a, text_b, true, truncation);
+    if (text_b) check_utf8(*text_b, "text_b");
+    t = tokenizer.encode_text(*options.text_a, text_b, special, truncation);
   }
   std::vector<std::int32_t> attention(t.size(), 1);
   if (options.pad_to_max_length && t.size() < options.max_seq_length) {
@@ -110,13 +80,12 @@ int run_tokenize(const TokenizeOptions& options) {
   if (options.pad_to_max_length && options.max_seq_length == 0) {
     fail_input("--pad_to_max_length needs --max_seq_length");
   }
-  const std::unique_ptr<text::Tokenizer> tokenizer = text::load_tokenizer(options.model, options.do_lower_case);
-  nlohmann::ordered_json out;
-  if (const auto* bert = dynamic_cast<const text::BertTokenizer*>(tokenizer.get())) {
-    out = bert_output(*bert, options);
-  } else {
-    out = hf_output(dynamic_cast<const text::HfTokenizer&>(*tokenizer), options);
+  if (!options.words.empty() && (options.text_a || options.text_b)) {
+    fail_input("--words replaces --text_a/--text_b: pass either pre-split words or a text (and a pair's second)");
   }
+  if (options.words.empty() && !options.text_a) fail_input("pass the text to tokenize: --text_a TEXT (or --words W1 W2 ...)");
+  const std::unique_ptr<text::Tokenizer> tokenizer = text::load_tokenizer(options.model, options.do_lower_case);
+  const nlohmann::ordered_json out = tokenize_output(dynamic_cast<const text::HfTokenizer&>(*tokenizer), options);
   fmt::print("{}\n", out.dump());
   return 0;
 }
@@ -132,13 +101,16 @@ Command add_tokenize_command(CLI::App& app) {
       ->required();
   sub->add_option("--do_lower_case", options->do_lower_case,
                   "true|false (BERT vocab.txt only); default: tokenizer_config.json, else whether the vocabulary is uncased");
-  sub->add_option("--text_a", options->text_a, "the (first) text");
+  sub->add_option("--text_a", options->text_a, "the (first) text; \"\" is an empty text");
   sub->add_option("--text_b", options->text_b, "the second text of a pair");
   sub->add_option("--words", options->words, "pre-split words (is_split_into_words), instead of --text_a");
   sub->add_option("--max_seq_length", options->max_seq_length,
                   "truncate (longest_first) to this many tokens, special tokens included; 0: no limit");
   sub->add_option("--pad_to_max_length", options->pad_to_max_length,
                   "true|false: pad to max_seq_length (default false)");
+  sub->add_option("--add_special_tokens", options->add_special_tokens,
+                  "true|false: put the special tokens around the text(s) ([CLS] a [SEP], <s> a </s>); false joins a "
+                  "pair's texts as they are, as tokenizers' encode(..., add_special_tokens=False) (default true)");
   return {sub, [options] { return run_tokenize(*options); }};
 }
 

@@ -1,13 +1,12 @@
-// Which tokenizer class reads a model folder: BERT's own (vocab.txt, or a tokenizer.json that
-// is BERT's WordPiece pipeline, whose casing rules tokenizer_files.hpp resolves), or the
-// general Hugging Face pipeline for everything else.
+// How a model folder's tokenizer is read: BERT's files (vocab.txt, or a tokenizer.json that is
+// BERT's WordPiece pipeline) with the casing rules tokenizer_files.hpp resolves and the user's
+// --do_lower_case, everything else as its files say. Both are HfTokenizer pipelines.
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/json_nesting.hpp"
-#include "shmtrain/text/bert_tokenizer.hpp"
 #include "shmtrain/text/hf_tokenizer.hpp"
 
 namespace shmtrain::text {
@@ -53,7 +52,7 @@ std::unique_ptr<Tokenizer> load_tokenizer(const fs::path& path, std::optional<bo
     const std::string ext = path.extension().string();
     bert = ext == ".txt" || (ext == ".json" && is_bert_wordpiece(path)) || (ext != ".json" && ext != ".model");
   }
-  if (bert) return std::make_unique<BertTokenizer>(BertTokenizer::from_path(path, do_lower_case));
+  if (bert) return std::make_unique<HfTokenizer>(HfTokenizer::load_bert(path, do_lower_case));
   if (do_lower_case) {
     fail_input("{}: --do_lower_case applies to BERT WordPiece vocabularies; this tokenizer's own normalizer decides "
                "casing (drop the flag)",

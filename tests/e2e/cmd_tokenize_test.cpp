@@ -125,5 +125,60 @@ TEST(TextTokenizeCommand, ABrokenTokenizerJsonIsOneLineNamingTheKey) {
   EXPECT_TRUE(run.out.empty());
 }
 
+std::vector<std::string> tokens_of(const CommandResult& run) {
+  return nlohmann::json::parse(run.out)["tokens"].get<std::vector<std::string>>();
+}
+
+// tokenizers' encode(..., add_special_tokens=False): no [CLS]/[SEP] or <s></s>, a pair's
+// texts joined as they are, each with its token type.
+TEST(TextTokenizeCommand, AddSpecialTokensFalseLeavesThemOut) {
+  TempDir dir;
+  shmtrain::testing::write_vocab_folder(dir, shmtrain::testing::uncased_vocab());
+  const CommandResult bert = run_tokenize(
+      dir, "--vocab " + dir.path().string() + " --text_a 'the cat' --text_b 'cats' --add_special_tokens false");
+  ASSERT_EQ(bert.exit_code, 0) << bert.err;
+  EXPECT_EQ(tokens_of(bert), (std::vector<std::string>{"the", "cat", "cat", "##s"}));
+  EXPECT_EQ(nlohmann::json::parse(bert.out)["token_type_ids"].get<std::vector<int>>(), (std::vector<int>{0, 0, 1, 1}));
+
+  const std::string roberta = (shmtrain::testing::fixtures_dir() / "tokenizers" / "roberta_bpe").string();
+  const CommandResult bpe = run_tokenize(dir, "--model " + roberta + " --text_a 'Hello world!' --add_special_tokens false");
+  ASSERT_EQ(bpe.exit_code, 0) << bpe.err;
+  EXPECT_EQ(tokens_of(bpe), (std::vector<std::string>{"H", "ell", "o", "\u0120wor", "ld", "!"}));
+}
+
+// An empty text is a text: Hugging Face's tokenizers give <s></s> for RoBERTa's, <s></s></s>b</s>
+// for an empty first text of a pair, and [CLS] [SEP] for BERT's.
+TEST(TextTokenizeCommand, AnEmptyTextIsTokenizedNotMissing) {
+  TempDir dir;
+  const std::string roberta = (shmtrain::testing::fixtures_dir() / "tokenizers" / "roberta_bpe").string();
+  CommandResult run = run_tokenize(dir, "--model " + roberta + " --text_a ''");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(tokens_of(run), (std::vector<std::string>{"<s>", "</s>"}));
+  run = run_tokenize(dir, "--model " + roberta + " --text_a '' --text_b b");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(tokens_of(run), (std::vector<std::string>{"<s>", "</s>", "</s>", "b", "</s>"}));
+
+  shmtrain::testing::write_vocab_folder(dir, shmtrain::testing::uncased_vocab());
+  run = run_tokenize(dir, "--vocab " + dir.path().string() + " --text_a ''");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(tokens_of(run), (std::vector<std::string>{"[CLS]", "[SEP]"}));
+  // No text at all is still an error that says what to pass.
+  run = run_tokenize(dir, "--vocab " + dir.path().string());
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("--text_a"), std::string::npos) << run.err;
+}
+
+// BERT's vocab.txt is a pipeline like any other: pre-split words get their word ids.
+TEST(TextTokenizeCommand, WordsWorkForAVocabTxtFolder) {
+  TempDir dir;
+  shmtrain::testing::write_vocab_folder(dir, shmtrain::testing::uncased_vocab());
+  const CommandResult run = run_tokenize(dir, "--vocab " + dir.path().string() + " --words The cats");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json json = nlohmann::json::parse(run.out);
+  EXPECT_EQ(json["tokens"].get<std::vector<std::string>>(),
+            (std::vector<std::string>{"[CLS]", "the", "cat", "##s", "[SEP]"}));
+  EXPECT_EQ(json["word_ids"].dump(), "[null,0,1,1,null]");
+}
+
 }  // namespace
 }  // namespace shmtrain::text

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "shmtrain/task/task.hpp"
-#include "shmtrain/text/bert_tokenizer.hpp"
+#include "shmtrain/text/hf_tokenizer.hpp"
 #include "support/test_support.hpp"
 #include "text/vocab_fixture.hpp"
 
@@ -29,7 +29,7 @@ inline ::testing::AssertionResult contains(const std::string& text, const std::s
 class DataFiles : public ::testing::Test {
  protected:
   DataFiles()
-      : tokenizer_(text::BertTokenizer::from_path(
+      : tokenizer_(text::HfTokenizer::load_bert(
             shmtrain::testing::write_vocab_folder(vocab_dir_, shmtrain::testing::uncased_vocab()))) {}
 
   std::filesystem::path write(const std::string& name, const std::string& contents) const {
@@ -61,7 +61,7 @@ class DataFiles : public ::testing::Test {
 
   shmtrain::testing::TempDir vocab_dir_;
   shmtrain::testing::TempDir dir_;
-  text::BertTokenizer tokenizer_;
+  text::HfTokenizer tokenizer_;
 };
 
 }  // namespace shmtrain::task

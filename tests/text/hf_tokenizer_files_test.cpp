@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "shmtrain/common/error.hpp"
-#include "shmtrain/text/bert_tokenizer.hpp"
 #include "shmtrain/text/hf_tokenizer.hpp"
 #include "support/test_support.hpp"
 
@@ -72,9 +71,11 @@ TEST(HfTokenizerFiles, EveryBrokenFileIsRefusedNamingTheFileAndTheProblem) {
 
 TEST(HfTokenizerFiles, LoadTokenizerPicksTheClassOfTheFolder) {
   const fs::path fixtures = testing::fixtures_dir() / "tokenizers";
-  // BERT's WordPiece tokenizer.json keeps BertTokenizer (its casing rules); everything else
-  // gets the pipeline.
-  EXPECT_NE(dynamic_cast<const BertTokenizer*>(load_tokenizer(fixtures / "bert_wordpiece").get()), nullptr);
+  // Every folder gets the pipeline; BERT's WordPiece tokenizer.json is built from BERT's
+  // settings (its casing rules), which the description names.
+  const auto bert = load_tokenizer(fixtures / "bert_wordpiece");
+  ASSERT_NE(dynamic_cast<const HfTokenizer*>(bert.get()), nullptr);
+  EXPECT_TRUE(bert->description().starts_with("WordPiece, ")) << bert->description();
   EXPECT_NE(dynamic_cast<const HfTokenizer*>(load_tokenizer(fixtures / "roberta_bpe").get()), nullptr);
   EXPECT_NE(dynamic_cast<const HfTokenizer*>(load_tokenizer(fixtures / "xlmr_unigram").get()), nullptr);
   EXPECT_NE(dynamic_cast<const HfTokenizer*>(load_tokenizer(fixtures / "bpe_suffix").get()), nullptr);

@@ -1,11 +1,11 @@
-// BertTokenizer::tokenize_with_offsets: each token's span of the input in code points, as
+// tokenize_with_offsets of BERT's vocab.txt pipeline: each token's span of the input in code points, as
 // BertTokenizerFast's offset_mapping (tokenizers' NormalizedString alignments) gives it.
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "shmtrain/text/bert_tokenizer.hpp"
+#include "shmtrain/text/hf_tokenizer.hpp"
 #include "support/test_support.hpp"
 #include "text/vocab_fixture.hpp"
 
@@ -23,7 +23,7 @@ struct Tokenized {
 class TokenizerOffsets : public ::testing::Test {
  protected:
   TokenizerOffsets()
-      : uncased_(BertTokenizer::from_path(write_vocab_folder(dir_, testing::uncased_vocab()))) {}
+      : uncased_(HfTokenizer::load_bert(write_vocab_folder(dir_, testing::uncased_vocab()))) {}
 
   Tokenized run(const std::string& text) const {
     std::vector<std::int32_t> ids;
@@ -37,7 +37,7 @@ class TokenizerOffsets : public ::testing::Test {
   }
 
   TempDir dir_;
-  BertTokenizer uncased_;
+  HfTokenizer uncased_;
 };
 
 using Spans = std::vector<CharSpan>;

@@ -1,34 +1,60 @@
-// WordPiece against transformers' WordpieceTokenizer rules: greedy longest match first,
-// "##" inside words, one [UNK] for a word that cannot be covered or is over 100 characters.
-#include "shmtrain/text/wordpiece.hpp"
-
-#include <memory>
+// The WordPiece model (src/text/pipeline/models.hpp) is tested through tokenizers that are
+// nothing but it: a vocab.txt folder read cased without accent stripping, whose words reach
+// WordPiece as written, and tokenizer.json files for its settings.
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "shmtrain/text/hf_tokenizer.hpp"
+#include "support/test_support.hpp"
+#include "text/vocab_fixture.hpp"
 
 namespace shmtrain::text {
 namespace {
 
+using Pieces = std::vector<std::string>;
+
+const std::vector<std::string> kVocab = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "un", "una", "##aff", "##able",
+                                         "##ffable", "a", "##a", "é", "##é", "##b"};
+
+// A tokenizer.json of WordPiece alone (split on whitespace) over `tokens`.
+HfTokenizer wordpiece_json(const testing::TempDir& dir, const std::vector<std::string>& tokens,
+                           std::int64_t max_input_chars_per_word) {
+  nlohmann::json vocab = nlohmann::json::object();
+  for (std::size_t i = 0; i < tokens.size(); ++i) vocab[tokens[i]] = i;
+  const nlohmann::json j = {{"model",
+                             {{"type", "WordPiece"},
+                              {"vocab", vocab},
+                              {"unk_token", "[UNK]"},
+                              {"continuing_subword_prefix", "##"},
+                              {"max_input_chars_per_word", max_input_chars_per_word}}},
+                            {"pre_tokenizer", {{"type", "WhitespaceSplit"}}}};
+  testing::write_file(dir / "tokenizer.json", j.dump());
+  return HfTokenizer::load(dir / "tokenizer.json");
+}
+
 class TextWordPiece : public ::testing::Test {
  protected:
-  TextWordPiece()
-      : vocab_(std::make_shared<const Vocab>(std::vector<std::string>{
-            "[PAD]", "[UNK]", "un", "una", "##aff", "##able", "##ffable", "a", "##a", "é", "##é", "##b"})),
-        wordpiece_(vocab_, vocab_->find("[UNK]")) {}
+  TextWordPiece() : tokenizer_(load()) {}
 
-  std::vector<std::string> pieces(const std::string& word, std::size_t chars) const {
-    std::vector<std::int32_t> ids = {vocab_->find("[PAD]")};  // tokenize appends: keep what is there
-    wordpiece_.tokenize(word, chars, ids);
-    EXPECT_EQ(ids.front(), vocab_->find("[PAD]"));
-    std::vector<std::string> out;
-    for (std::size_t i = 1; i < ids.size(); ++i) out.emplace_back(vocab_->token(ids[i]));
-    return out;
+  HfTokenizer load() {
+    testing::write_vocab_folder(dir_, kVocab);
+    testing::write_file(dir_ / "tokenizer_config.json", R"({"do_lower_case": false, "strip_accents": false})");
+    return HfTokenizer::load_bert(dir_.path());
   }
 
-  std::shared_ptr<const Vocab> vocab_;
-  WordPiece wordpiece_;
+  // Both encodes: the ids-only path and the steps one by one must agree.
+  Pieces pieces(const std::string& word, std::size_t /*chars*/) const {
+    std::vector<std::int32_t> ids;
+    tokenizer_.tokenize(word, ids, "word");
+    EXPECT_EQ(ids, tokenizer_.encode_text(word, std::nullopt, false).ids) << word;
+    return tokenizer_.tokens(ids);
+  }
+
+  testing::TempDir dir_;
+  HfTokenizer tokenizer_;
 };
 
 TEST_F(TextWordPiece, GreedyLongestMatchFirst) {
@@ -53,24 +79,21 @@ TEST_F(TextWordPiece, WordOfMoreThan100CharactersIsUnknown) {
   EXPECT_EQ(pieces(accents + "é", 101), (std::vector<std::string>{"[UNK]"}));
 }
 
-TEST_F(TextWordPiece, MaxInputCharsPerWordIsConfigurable) {
-  const WordPiece short_words(vocab_, vocab_->find("[UNK]"), 3);
-  std::vector<std::int32_t> ids;
-  short_words.tokenize("aaa", 3, ids);
-  short_words.tokenize("aaaa", 4, ids);
-  EXPECT_EQ(ids, (std::vector<std::int32_t>{vocab_->find("a"), vocab_->find("##a"), vocab_->find("##a"),
-                                            vocab_->find("[UNK]")}));
+TEST(TextWordPieceJson, MaxInputCharsPerWordIsConfigurable) {
+  testing::TempDir dir;
+  const HfTokenizer short_words = wordpiece_json(dir, kVocab, 3);
+  EXPECT_EQ(short_words.encode_text("aaa aaaa", std::nullopt, false).tokens, (Pieces{"a", "##a", "##a", "[UNK]"}));
 }
 
 TEST(TextWordPieceLinear, AHugeWordAgainstLongTokensIsCoveredPieceByPiece) {
   // Tokens of 1,000 bytes and a word of 200,000 characters with no limit on word length: the
   // byte-trie search costs each start at most the longest token, so this is 200 starts of
   // 1,000 bytes, not 200 x 1,000 hash lookups of up to 1,000 bytes each.
-  const auto vocab = std::make_shared<const Vocab>(
-      std::vector<std::string>{"[UNK]", std::string(1000, 'a'), "##" + std::string(1000, 'a'), "##a"});
-  const WordPiece unbounded(vocab, 0, std::size_t{1} << 40);
+  testing::TempDir dir;
+  const HfTokenizer unbounded =
+      wordpiece_json(dir, {"[UNK]", std::string(1000, 'a'), "##" + std::string(1000, 'a'), "##a"}, std::int64_t{1} << 40);
   std::vector<std::int32_t> ids;
-  unbounded.tokenize(std::string(200000, 'a'), 200000, ids);
+  unbounded.tokenize(std::string(200000, 'a'), ids, "word");
   ASSERT_EQ(ids.size(), 200u);
   EXPECT_EQ(ids.front(), 1);
   EXPECT_EQ(ids.back(), 2);

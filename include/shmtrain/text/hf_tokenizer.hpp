@@ -12,9 +12,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "shmtrain/text/basic_tokenizer.hpp"  // CharSpan
+#include "shmtrain/text/char_span.hpp"
 #include "shmtrain/text/tokenizer.hpp"
 
 namespace shmtrain::text {
@@ -26,6 +27,17 @@ struct Truncation {
   TruncationStrategy strategy = TruncationStrategy::kLongestFirst;
   bool from_left = false;  // truncation_side "left": drop a sequence's first tokens
 };
+
+// How many tokens of a pair survive truncation to `budget` (max_length less the special
+// tokens): HF tokenizers' LongestFirst (utils/truncation.rs). With s the shorter and l the
+// longer length: when s + l <= budget nothing goes; when only the longer must give, it keeps
+// budget - s; when both must, the shorter keeps budget / 2 and the longer budget / 2 +
+// budget % 2 — on a tie the second sequence counts as the longer one and keeps the odd token.
+// (The slow BertTokenizer drops one token at a time from the longer sequence, from b on a
+// tie, which ends with a keeping the odd token instead: for lengths (5, 5) and budget 7 it
+// gives (4, 3) where the fast tokenizer, and we, give (3, 4).)
+std::pair<std::size_t, std::size_t> longest_first_lengths(std::size_t length_a, std::size_t length_b,
+                                                          std::size_t budget);
 
 // One encoded input, as tokenizers' Encoding: every array has one entry per token.
 struct TokenizedText {
@@ -48,9 +60,14 @@ class HfTokenizer final : public Tokenizer {
   // InputError naming the file and key for anything it cannot read.
   // `add_prefix_space`: force ByteLevel's add_prefix_space on (pre-tokenizer and
   // post-processor), as RobertaTokenizerFast(add_prefix_space=True) does for pre-split words.
+  // A folder with none of those but a vocab.txt, or a vocab.txt, is BERT's (load_bert).
   static HfTokenizer load(const std::filesystem::path& path, bool add_prefix_space = false);
-  // Whether `path` holds one of the files load() reads other than a BERT vocab.txt.
-  static bool recognizes(const std::filesystem::path& path);
+  // BERT's vocab.txt or WordPiece tokenizer.json (a file, or a folder holding one and maybe
+  // tokenizer_config.json), its settings resolved as tokenizer_files.hpp says with the user's
+  // --do_lower_case over them, built as transformers' BertConverter builds a vocab.txt:
+  // BertNormalizer + BertPreTokenizer + WordPiece + [CLS] $A [SEP] $B:1 [SEP]:1. save() writes
+  // vocab.txt, tokenizer_config.json and special_tokens_map.json (tokenizer_writer.hpp).
+  static HfTokenizer load_bert(const std::filesystem::path& path, std::optional<bool> do_lower_case = {});
 
   HfTokenizer(HfTokenizer&&) noexcept;
   HfTokenizer& operator=(HfTokenizer&&) noexcept;
@@ -80,6 +97,7 @@ class HfTokenizer final : public Tokenizer {
   std::string description() const override;
 
   // The Tokenizer interface (tokenizer.hpp) on top of encode_text().
+  using Tokenizer::encode;
   void tokenize(std::string_view text, std::vector<std::int32_t>& ids, std::string_view what) const override;
   void tokenize_with_offsets(std::string_view text, std::vector<std::int32_t>& ids, std::vector<CharSpan>& offsets,
                              std::string_view what) const override;
@@ -90,7 +108,8 @@ class HfTokenizer final : public Tokenizer {
   void encode_words(const std::vector<std::string>& words, std::size_t max_seq_length, Encoding& out,
                     std::vector<std::int32_t>& word_ids) const override;
   std::vector<std::string> tokens(const std::vector<std::int32_t>& ids) const override;
-  // Copies the files it was read from (tokenizer.json, tokenizer_config.json, ...).
+  // Copies the files it was read from (tokenizer.json, tokenizer_config.json, ...); a
+  // load_bert() tokenizer writes its vocab.txt and settings instead.
   void save(const std::filesystem::path& folder, std::size_t model_max_length) const override;
   // The files of the folder that make this tokenizer, to copy beside a trained model.
   const std::vector<std::filesystem::path>& files() const;
@@ -99,6 +118,11 @@ class HfTokenizer final : public Tokenizer {
 
  private:
   explicit HfTokenizer(std::unique_ptr<Impl> impl);
+  // encode() through the steps one by one, or through BERT's ids-only path.
+  void encode_steps(std::string_view text_a, std::optional<std::string_view> text_b, std::size_t max_length,
+                    Encoding& out) const;
+  void encode_ids(std::string_view text_a, std::optional<std::string_view> text_b, std::size_t max_length,
+                  Encoding& out) const;
   std::unique_ptr<Impl> impl_;
 };
 

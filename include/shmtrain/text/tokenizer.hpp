@@ -1,7 +1,7 @@
 #pragma once
-// What the tasks need of a tokenizer, whichever kind the model folder has: BERT's WordPiece
-// (bert_tokenizer.hpp, from vocab.txt or a WordPiece tokenizer.json) or any other
-// tokenizer.json, vocab.json + merges.txt or sentencepiece.bpe.model (hf_tokenizer.hpp).
+// What the tasks need of a tokenizer, whichever kind the model folder has: a tokenizer.json,
+// vocab.json + merges.txt, sentencepiece.bpe.model or BERT's vocab.txt, all read into one
+// pipeline (hf_tokenizer.hpp).
 // Implementations are thread-safe: every method is const.
 #include <cstddef>
 #include <cstdint>
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "shmtrain/text/basic_tokenizer.hpp"  // CharSpan
+#include "shmtrain/text/char_span.hpp"
 
 namespace shmtrain::text {
 
@@ -46,6 +46,12 @@ class Tokenizer {
   // run_glue.py's tokenizer(..., truncation=True) does.
   virtual void encode(std::string_view text_a, std::optional<std::string_view> text_b, const EncodeOptions& options,
                       Encoding& out) const = 0;
+  Encoding encode(std::string_view text_a, std::optional<std::string_view> text_b = {},
+                  const EncodeOptions& options = {}) const {
+    Encoding out;
+    encode(text_a, text_b, options, out);
+    return out;
+  }
   // The model input made of already-tokenized ids: the special tokens and token types the
   // tokenizer puts around one sequence or a pair ([CLS] a [SEP] b [SEP], <s> a </s></s> b </s>).
   // Returns the index in `out` of b's first token (of a's when there is no b).
@@ -72,9 +78,9 @@ class Tokenizer {
 };
 
 // The tokenizer at `path` (a folder or a file): a folder with tokenizer.json, vocab.json +
-// merges.txt or sentencepiece.bpe.model gets the Hugging Face pipeline, unless its
-// tokenizer.json is BERT's WordPiece, which (like vocab.txt) gets BertTokenizer with
-// `do_lower_case` applied. Throws InputError naming the file for anything unreadable.
+// merges.txt or sentencepiece.bpe.model is read as its files say (HfTokenizer::load); BERT's
+// vocab.txt, or a tokenizer.json that is BERT's WordPiece, with BERT's casing rules and
+// `do_lower_case` applied (HfTokenizer::load_bert). Throws InputError naming the file for anything unreadable.
 // `pre_split_words`: the run feeds pre-split words, so a byte-level BPE tokenizer is loaded
 // with add_prefix_space on, as run_ner.py loads RoBERTa's (each word then reads as after a
 // space, "Ġword").

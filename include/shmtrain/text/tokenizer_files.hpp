@@ -1,7 +1,8 @@
 #pragma once
 // Reading a Hugging Face BERT tokenizer from disk: a vocab.txt, a tokenizer.json, or a model
-// folder holding them (and tokenizer_config.json). The result is plain settings; BertTokenizer
-// checks them and tokenizes.
+// folder holding them (and tokenizer_config.json). The result is plain settings, which
+// HfTokenizer builds its BERT pipeline from (BertNormalizer, BertPreTokenizer, WordPiece,
+// [CLS] $A [SEP] $B:1 [SEP]:1), as transformers' BertConverter does.
 //
 // Where each setting comes from, first found wins:
 //   lower-casing:  the caller's override (--do_lower_case) > tokenizer_config.json
@@ -28,10 +29,20 @@
 #include <string>
 #include <vector>
 
-#include "shmtrain/text/basic_tokenizer.hpp"
 #include "shmtrain/text/vocab.hpp"
 
 namespace shmtrain::text {
+
+// The BertNormalizer settings (tokenizer.json "normalizer"; tokenizer_config.json's
+// do_lower_case, strip_accents, tokenize_chinese_chars).
+struct NormalizerOptions {
+  bool clean_text = true;
+  bool handle_chinese_chars = true;
+  bool lowercase = true;
+  std::optional<bool> strip_accents;  // unset: strip exactly when lower-casing, as original BERT
+
+  bool strips_accents() const { return strip_accents.value_or(lowercase); }
+};
 
 struct SpecialTokens {
   std::string cls = "[CLS]";

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "shmtrain/text/basic_tokenizer.hpp"  // CharSpan
+#include "shmtrain/text/char_span.hpp"
 
 namespace shmtrain::text::pipeline {
 

@@ -1,6 +1,8 @@
 #include "shmtrain/text/hf_tokenizer.hpp"
 
+#include <algorithm>
 #include <fstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -8,7 +10,7 @@
 #include "pipeline.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/atomic_file.hpp"
-#include "shmtrain/text/bert_tokenizer.hpp"  // longest_first_lengths
+#include "shmtrain/text/tokenizer_writer.hpp"
 #include "shmtrain/text/utf8.hpp"
 
 namespace shmtrain::text {
@@ -21,10 +23,6 @@ const std::string& HfTokenizer::Impl::token(std::int32_t id) const {
   return model->vocab().token(id);
 }
 
-namespace {
-void truncate_pair(SequenceTokens& a, SequenceTokens* b, std::size_t budget, const Truncation& truncation);
-}  // namespace
-
 SequenceTokens HfTokenizer::Impl::finish(SequenceTokens a, SequenceTokens* b, bool add_special_tokens,
                                          const Truncation& truncation) const {
   if (truncation.max_length > 0) {
@@ -32,7 +30,7 @@ SequenceTokens HfTokenizer::Impl::finish(SequenceTokens a, SequenceTokens* b, bo
     if (truncation.max_length < specials) {
       fail_input("max_length {} is below the {} special tokens the tokenizer adds", truncation.max_length, specials);
     }
-    truncate_pair(a, b, truncation.max_length - specials, truncation);
+    pipeline::truncate_pair(a, b, truncation.max_length - specials, truncation);
   }
   return post_processor->process(std::move(a), b, add_special_tokens, names());
 }
@@ -74,6 +72,13 @@ void choose_pad(HfTokenizer::Impl& impl, const fs::path& folder) {
   }
 }
 
+std::unique_ptr<HfTokenizer::Impl> finish_loading(std::unique_ptr<HfTokenizer::Impl> impl, const fs::path& folder) {
+  if (!impl->bert_spec) choose_pad(*impl, folder);
+  impl->ids_path = pipeline::BertIdsPath::make(impl->normalizer.get(), impl->pre_tokenizer.get(), *impl->model,
+                                               impl->added, *impl->post_processor, impl->names());
+  return impl;
+}
+
 SequenceTokens encode_sequence(const HfTokenizer::Impl& impl, std::string_view text, std::int32_t word_index,
                                std::int32_t sequence, std::string_view what) {
   check_utf8(text, what);
@@ -111,45 +116,6 @@ SequenceTokens encode_sequence(const HfTokenizer::Impl& impl, std::string_view t
   return out;
 }
 
-void cut(SequenceTokens& s, std::size_t keep, bool from_left) {
-  if (from_left) s.truncate_front(keep);
-  else s.truncate(keep);
-}
-
-void truncate_pair(SequenceTokens& a, SequenceTokens* b, std::size_t budget, const Truncation& truncation) {
-  const std::size_t total = a.size() + (b != nullptr ? b->size() : 0);
-  if (total <= budget) return;
-  if (b == nullptr) {
-    if (truncation.strategy == TruncationStrategy::kOnlySecond) {
-      fail_input("truncation only_second needs a pair of texts");
-    }
-    cut(a, budget, truncation.from_left);
-    return;
-  }
-  switch (truncation.strategy) {
-    case TruncationStrategy::kLongestFirst: {
-      const auto [keep_a, keep_b] = longest_first_lengths(a.size(), b->size(), budget);
-      cut(a, keep_a, truncation.from_left);
-      cut(*b, keep_b, truncation.from_left);
-      return;
-    }
-    case TruncationStrategy::kOnlyFirst:
-      if (b->size() >= budget) {
-        fail_input("truncation only_first cannot fit max_length {}: the second text alone has {} tokens",
-                   truncation.max_length, b->size());
-      }
-      cut(a, budget - b->size(), truncation.from_left);
-      return;
-    case TruncationStrategy::kOnlySecond:
-      if (a.size() >= budget) {
-        fail_input("truncation only_second cannot fit max_length {}: the first text alone has {} tokens",
-                   truncation.max_length, a.size());
-      }
-      cut(*b, budget - a.size(), truncation.from_left);
-      return;
-  }
-}
-
 TokenizedText to_public(SequenceTokens s) {
   TokenizedText t;
   t.ids = std::move(s.ids);
@@ -182,18 +148,6 @@ HfTokenizer::HfTokenizer(HfTokenizer&&) noexcept = default;
 HfTokenizer& HfTokenizer::operator=(HfTokenizer&&) noexcept = default;
 HfTokenizer::~HfTokenizer() = default;
 
-bool HfTokenizer::recognizes(const fs::path& path) {
-  std::error_code ec;
-  if (fs::is_regular_file(path, ec)) {
-    const std::string name = path.filename().string();
-    return name.ends_with(".json") || name.ends_with(".model");
-  }
-  for (const char* name : {"tokenizer.json", "merges.txt", "sentencepiece.bpe.model"}) {
-    if (fs::is_regular_file(path / name, ec)) return true;
-  }
-  return false;
-}
-
 HfTokenizer HfTokenizer::load(const fs::path& path, bool add_prefix_space) {
   std::error_code ec;
   std::unique_ptr<Impl> impl;
@@ -203,20 +157,26 @@ HfTokenizer HfTokenizer::load(const fs::path& path, bool add_prefix_space) {
     if (fs::is_regular_file(path / "tokenizer.json", ec)) impl = pipeline::read_tokenizer_json(path / "tokenizer.json", add_prefix_space);
     else if (fs::is_regular_file(path / "merges.txt", ec)) impl = pipeline::read_roberta_files(path, add_prefix_space);
     else if (fs::is_regular_file(path / "sentencepiece.bpe.model", ec)) impl = pipeline::read_sentencepiece_model(path / "sentencepiece.bpe.model");
-    else fail_input("{}: no tokenizer.json, vocab.json + merges.txt or sentencepiece.bpe.model in this folder", path.string());
+    else if (fs::is_regular_file(path / "vocab.txt", ec)) return load_bert(path);
+    else fail_input("{}: no tokenizer.json, vocab.json + merges.txt, sentencepiece.bpe.model or vocab.txt in this folder", path.string());
     for (const char* extra : {"tokenizer_config.json", "special_tokens_map.json"}) {
       if (fs::is_regular_file(path / extra, ec)) impl->files.push_back(path / extra);
     }
   } else if (path.extension() == ".model") {
     impl = pipeline::read_sentencepiece_model(path);
+  } else if (path.extension() == ".txt" && path.filename() != "merges.txt") {
+    impl = pipeline::read_bert_files(path, std::nullopt);
   } else if (path.filename() == "merges.txt" || path.filename() == "vocab.json") {
     impl = pipeline::read_roberta_files(path.parent_path(), add_prefix_space);
     folder = path.parent_path();
   } else {
     impl = pipeline::read_tokenizer_json(path, add_prefix_space);
   }
-  choose_pad(*impl, folder);
-  return HfTokenizer(std::move(impl));
+  return HfTokenizer(finish_loading(std::move(impl), folder));
+}
+
+HfTokenizer HfTokenizer::load_bert(const fs::path& path, std::optional<bool> do_lower_case) {
+  return HfTokenizer(finish_loading(pipeline::read_bert_files(path, do_lower_case), {}));
 }
 
 TokenizedText HfTokenizer::encode_text(std::string_view text, std::optional<std::string_view> pair,
@@ -276,6 +236,7 @@ const std::vector<fs::path>& HfTokenizer::files() const { return impl_->files; }
 
 
 void HfTokenizer::tokenize(std::string_view text, std::vector<std::int32_t>& ids, std::string_view what) const {
+  if (impl_->ids_path) return impl_->ids_path->tokenize(text, ids, what);
   const SequenceTokens a = encode_sequence(*impl_, text, -1, 0, what);
   ids.insert(ids.end(), a.ids.begin(), a.ids.end());
 }
@@ -295,19 +256,53 @@ void HfTokenizer::encode(std::string_view text_a, std::optional<std::string_view
   if (options.pad_to_max_length && options.max_seq_length == 0) {
     fail_input("padding to max_length needs a max_seq_length");
   }
+  if (impl_->ids_path) {
+    encode_ids(text_a, text_b, options.max_seq_length, out);
+  } else {
+    encode_steps(text_a, text_b, options.max_seq_length, out);
+  }
+  if (options.pad_to_max_length && out.size() < options.max_seq_length) {
+    if (impl_->pad_id < 0) {
+      fail_input("{}: padding to max_length needs a {} token, which the vocabulary lacks", impl_->source,
+                 impl_->bert_spec ? impl_->bert_spec->special.pad : std::string("padding"));
+    }
+    out.input_ids.resize(options.max_seq_length, impl_->pad_id);
+    out.token_type_ids.resize(options.max_seq_length, 0);  // HF's pad_token_type_id
+    out.attention_mask.resize(options.max_seq_length, 0);
+  }
+}
+
+void HfTokenizer::encode_steps(std::string_view text_a, std::optional<std::string_view> text_b, std::size_t max_length,
+                               Encoding& out) const {
   SequenceTokens a = encode_sequence(*impl_, text_a, -1, 0, "text_a");
   SequenceTokens b;
   if (text_b) b = encode_sequence(*impl_, *text_b, -1, 1, "text_b");
   SequenceTokens* pb = text_b ? &b : nullptr;
-  const SequenceTokens t = impl_->finish(std::move(a), pb, true, Truncation{options.max_seq_length});
+  const SequenceTokens t = impl_->finish(std::move(a), pb, true, Truncation{max_length});
   out.input_ids = t.ids;
   out.token_type_ids = t.type_ids;
   out.attention_mask.assign(t.size(), 1);
-  if (options.pad_to_max_length && out.size() < options.max_seq_length) {
-    out.input_ids.resize(options.max_seq_length, impl_->pad_id);
-    out.token_type_ids.resize(options.max_seq_length, 0);
-    out.attention_mask.resize(options.max_seq_length, 0);
+}
+
+void HfTokenizer::encode_ids(std::string_view text_a, std::optional<std::string_view> text_b, std::size_t max_length,
+                             Encoding& out) const {
+  thread_local std::vector<std::int32_t> a;  // reused, so that a dataset allocates only while they grow
+  thread_local std::vector<std::int32_t> b;
+  a.clear();
+  b.clear();
+  impl_->ids_path->tokenize(text_a, a, "text_a");
+  if (text_b) impl_->ids_path->tokenize(*text_b, b, "text_b");
+  std::size_t keep_a = a.size();
+  std::size_t keep_b = b.size();
+  if (max_length > 0) {
+    const std::size_t specials = num_special_tokens(text_b.has_value());
+    if (max_length < specials) fail_input("max_length {} is below the {} special tokens the tokenizer adds", max_length, specials);
+    if (text_b) std::tie(keep_a, keep_b) = longest_first_lengths(keep_a, keep_b, max_length - specials);
+    else keep_a = std::min(keep_a, max_length - specials);
   }
+  const std::span<const std::int32_t> kept_b(b.data(), keep_b);
+  impl_->ids_path->assemble(std::span<const std::int32_t>(a.data(), keep_a),
+                            text_b ? std::optional(kept_b) : std::nullopt, out);
 }
 
 std::size_t HfTokenizer::assemble(std::span<const std::int32_t> a, std::optional<std::span<const std::int32_t>> b,
@@ -355,7 +350,8 @@ std::vector<std::string> HfTokenizer::tokens(const std::vector<std::int32_t>& id
   return out;
 }
 
-void HfTokenizer::save(const fs::path& folder, std::size_t /*model_max_length*/) const {
+void HfTokenizer::save(const fs::path& folder, std::size_t model_max_length) const {
+  if (impl_->bert_spec) return write_tokenizer_files(folder, *impl_->bert_spec, model_max_length);
   for (const fs::path& file : impl_->files) {
     std::ifstream in(file, std::ios::binary);
     if (!in) fail_input("cannot read {} to copy it beside the model", file.string());

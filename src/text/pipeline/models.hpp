@@ -12,6 +12,7 @@
 
 #include "aligned_text.hpp"
 #include "json_fields.hpp"
+#include "shmtrain/text/vocab.hpp"
 
 namespace shmtrain::text::pipeline {
 
@@ -32,6 +33,10 @@ class TokenTable {
   std::int32_t find(std::string_view token) const;  // -1 when absent
   const std::string& token(std::int32_t id) const;  // "" for a hole
   std::size_t size() const { return tokens_.size(); }
+  const std::vector<std::string>& tokens() const { return tokens_; }  // by id
+  // The table of a vocab.txt, tokens[i] with id i: a token listed twice is found under its
+  // last id and blank lines keep their id unfound, as transformers' load_vocab reads it.
+  static TokenTable from_lines(std::vector<std::string> tokens);
 
  private:
   // Looked up by string_view without building a string (C++20 heterogeneous lookup).
@@ -51,6 +56,46 @@ class Model {
   // unknown token in the vocabulary).
   virtual void tokenize(const AlignedText& piece, std::vector<PieceToken>& out) const = 0;
   virtual const TokenTable& vocab() const = 0;
+  // The WordPiece model behind this one, for the ids-only path of BERT's pipeline; null for
+  // the other models.
+  virtual const class WordPieceModel* wordpiece() const { return nullptr; }
+};
+
+// Greedy longest-match-first (tokenizers' models/wordpiece, transformers' WordpieceTokenizer):
+//   - a word of more than max_input_chars_per_word code points (100) is one unknown token;
+//   - from the start of the word, take the longest prefix in the vocabulary; from then on
+//     the longest piece found as continuing_subword_prefix + piece ("##"); repeat;
+//   - if at some point no piece matches, the whole word is one unknown token (not the pieces
+//     found so far plus it). "unaffable" -> un ##aff ##able with BERT's vocabulary.
+// The match walks the vocabulary's byte trie (vocab.hpp), so its cost is the length of the
+// match, not the square of the longest token.
+class WordPieceModel final : public Model {
+ public:
+  WordPieceModel(TokenTable vocab, std::string unk_token, std::string prefix, std::size_t max_input_chars_per_word,
+                 std::string source);
+
+  void tokenize(const AlignedText& piece, std::vector<PieceToken>& out) const override;
+  const TokenTable& vocab() const override { return vocab_; }
+  const WordPieceModel* wordpiece() const override { return this; }
+
+  // A piece's bytes within a word: [begin, end).
+  struct ByteSpan {
+    std::uint32_t begin;
+    std::uint32_t end;
+  };
+  // Appends the ids of `word` (UTF-8, `chars` code points) and, when given, each one's bytes.
+  // Throws InputError when the word needs the unknown token and the vocabulary lacks it.
+  void tokenize_word(std::string_view word, std::size_t chars, std::vector<std::int32_t>& ids,
+                     std::vector<ByteSpan>* spans = nullptr) const;
+
+ private:
+  std::int32_t unk_id() const;
+
+  TokenTable vocab_;
+  Vocab trie_;
+  std::string unk_;
+  std::size_t max_chars_;
+  std::string source_;
 };
 
 // `file` names tokenizer.json; `model` is its "model" object.

@@ -48,24 +48,25 @@ void strip_marks(AlignedText& text, bool all_marks) {
 
 class BertNormalizer final : public Normalizer {
  public:
-  explicit BertNormalizer(const JsonFields& f)
-      : clean_text_(f.boolean_or("clean_text", true)),
-        chinese_(f.boolean_or("handle_chinese_chars", true)),
-        lowercase_(f.boolean_or("lowercase", true)),
-        strip_accents_(f.optional_boolean("strip_accents").value_or(lowercase_)) {}
+  explicit BertNormalizer(const JsonFields& f) {
+    options_.clean_text = f.boolean_or("clean_text", true);
+    options_.handle_chinese_chars = f.boolean_or("handle_chinese_chars", true);
+    options_.lowercase = f.boolean_or("lowercase", true);
+    options_.strip_accents = f.optional_boolean("strip_accents");
+  }
 
   void normalize(AlignedText& text) const override {
     AlignedText out;
     for (std::size_t i = 0; i < text.size(); ++i) {
       const char32_t c = text.chars[i];
-      if (clean_text_) {
+      if (options_.clean_text) {
         if (c == 0 || c == 0xFFFD || is_bert_control(c)) continue;
         if (is_bert_whitespace(c)) {
           out.push(U' ', text.spans[i]);
           continue;
         }
       }
-      if (chinese_ && is_cjk_ideograph(c)) {
+      if (options_.handle_chinese_chars && is_cjk_ideograph(c)) {
         out.push(U' ', text.spans[i]);
         out.push(c, text.spans[i]);
         out.push(U' ', text.spans[i]);
@@ -73,16 +74,18 @@ class BertNormalizer final : public Normalizer {
       }
       out.push(c, text.spans[i]);
     }
-    if (strip_accents_) {
+    if (options_.strips_accents()) {
       unicode_normalize(out, UnicodeForm::kNfd);
       strip_marks(out, false);
     }
-    if (lowercase_) lowercase(out);
+    if (options_.lowercase) lowercase(out);
     text = std::move(out);
   }
 
+  const NormalizerOptions* bert_options() const override { return &options_; }
+
  private:
-  bool clean_text_, chinese_, lowercase_, strip_accents_;
+  NormalizerOptions options_;
 };
 
 class UnicodeNormalizer final : public Normalizer {

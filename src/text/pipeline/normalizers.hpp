@@ -7,6 +7,7 @@
 
 #include "aligned_text.hpp"
 #include "json_fields.hpp"
+#include "shmtrain/text/tokenizer_files.hpp"  // NormalizerOptions
 
 namespace shmtrain::text::pipeline {
 
@@ -14,6 +15,9 @@ class Normalizer {
  public:
   virtual ~Normalizer() = default;
   virtual void normalize(AlignedText& text) const = 0;
+  // A BertNormalizer's settings, for the ids-only path of BERT's pipeline (bert_words.hpp);
+  // null for the other normalizers.
+  virtual const NormalizerOptions* bert_options() const { return nullptr; }
 };
 
 // The normalizer an object of tokenizer.json describes ({"type": "NFKC"}, ...). Throws

@@ -1,17 +1,20 @@
 #pragma once
-// Internal to text: what an HfTokenizer is made of, filled by tokenizer_json.cpp or
-// legacy_files.cpp and run by hf_tokenizer.cpp.
+// Internal to text: what an HfTokenizer is made of, filled by tokenizer_json.cpp,
+// legacy_files.cpp or bert_files.cpp and run by hf_tokenizer.cpp.
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "added_vocabulary.hpp"
+#include "bert_ids_path.hpp"
 #include "models.hpp"
 #include "normalizers.hpp"
 #include "post_processors.hpp"
 #include "pre_tokenizers.hpp"
 #include "shmtrain/text/hf_tokenizer.hpp"
+#include "shmtrain/text/tokenizer_files.hpp"
 
 namespace shmtrain::text {
 
@@ -25,6 +28,10 @@ struct HfTokenizer::Impl {
   std::unique_ptr<pipeline::PostProcessor> post_processor;  // never null
   pipeline::AddedVocabulary added;
   std::int32_t pad_id = -1;
+  // Set for a pipeline built from BERT's settings (bert_files.cpp): what save() writes back.
+  std::optional<TokenizerSpec> bert_spec;
+  // Set when the steps are BERT's: the ids-only encode (bert_ids_path.hpp).
+  std::unique_ptr<pipeline::BertIdsPath> ids_path;
 
   const std::string& token(std::int32_t id) const;
   // token() as the post-processors take it.
@@ -39,12 +46,21 @@ struct HfTokenizer::Impl {
 
 namespace pipeline {
 
+// Cuts a (and b) to `budget` tokens as `truncation` says (truncation.cpp). Throws InputError
+// for a cut the strategy cannot make.
+void truncate_pair(SequenceTokens& a, SequenceTokens* b, std::size_t budget, const Truncation& truncation);
+
 // tokenizer.json at `path` (tokenizer_json.cpp).
 // `add_prefix_space`: ByteLevel's (pre-tokenizer and post-processor) forced on.
 std::unique_ptr<HfTokenizer::Impl> read_tokenizer_json(const std::filesystem::path& path, bool add_prefix_space = false);
 // A folder's vocab.json + merges.txt, or sentencepiece.bpe.model (legacy_files.cpp).
 std::unique_ptr<HfTokenizer::Impl> read_roberta_files(const std::filesystem::path& folder, bool add_prefix_space = false);
 std::unique_ptr<HfTokenizer::Impl> read_sentencepiece_model(const std::filesystem::path& file);
+// BERT's vocab.txt, or a BERT tokenizer.json, with tokenizer_config.json's settings and the
+// user's --do_lower_case (tokenizer_files.hpp), built as transformers' BertConverter builds a
+// vocab.txt: BertNormalizer + BertPreTokenizer + WordPiece + [CLS] $A [SEP] $B:1 [SEP]:1
+// (bert_files.cpp).
+std::unique_ptr<HfTokenizer::Impl> read_bert_files(const std::filesystem::path& path, std::optional<bool> do_lower_case);
 
 }  // namespace pipeline
 }  // namespace shmtrain::text

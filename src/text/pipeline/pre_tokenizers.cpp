@@ -156,6 +156,7 @@ class BertPreTokenizer final : public PreTokenizer {
       for (const AlignedText& w : words) split_at(w, char_matches(w, is_bert_punctuation), SplitBehavior::kIsolated, false, out);
     });
   }
+  bool is_bert() const override { return true; }
 };
 
 // tokenizers' `\w+|[^\w\s]+` (Rust's \w: letters, marks, digits, connector punctuation and

@@ -19,6 +19,9 @@ class PreTokenizer {
   virtual ~PreTokenizer() = default;
   // Replaces every piece by its parts, in order.
   virtual void split(std::vector<AlignedText>& pieces) const = 0;
+  // Whether this is BertPreTokenizer, which the ids-only path of BERT's pipeline folds into
+  // its one pass (bert_words.hpp).
+  virtual bool is_bert() const { return false; }
 };
 
 std::unique_ptr<PreTokenizer> read_pre_tokenizer(const JsonFields& fields);

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "shmtrain/text/basic_tokenizer.hpp"  // CharSpan
+#include "shmtrain/text/char_span.hpp"
 
 namespace shmtrain::text::pipeline {
 

@@ -18,6 +18,15 @@ void TokenTable::add(const std::string& token, std::int64_t id, const JsonFields
   tokens_[index] = token;
 }
 
+TokenTable TokenTable::from_lines(std::vector<std::string> tokens) {
+  TokenTable table;
+  table.tokens_ = std::move(tokens);
+  for (std::size_t id = 0; id < table.tokens_.size(); ++id) {
+    if (!table.tokens_[id].empty()) table.ids_[table.tokens_[id]] = static_cast<std::int32_t>(id);
+  }
+  return table;
+}
+
 std::int32_t TokenTable::find(std::string_view token) const {
   const auto it = ids_.find(token);
   return it == ids_.end() ? -1 : it->second;

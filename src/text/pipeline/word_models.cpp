@@ -1,5 +1,7 @@
 // WordPiece and WordLevel (tokenizers' models/wordpiece and models/wordlevel), and the
 // dispatch on the model's "type".
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "models.hpp"
@@ -24,60 +26,6 @@ TokenTable read_vocab_object(const JsonFields& f) {
   return vocab;
 }
 
-// Greedy longest-match-first: a word longer than max_input_chars_per_word, or with a part no
-// token matches, becomes one unknown token.
-class WordPieceModel final : public Model {
- public:
-  explicit WordPieceModel(const JsonFields& f)
-      : vocab_(read_vocab_object(f)),
-        unk_(f.string_or("unk_token", "[UNK]")),
-        prefix_(f.string_or("continuing_subword_prefix", "##")),
-        max_chars_(static_cast<std::size_t>(std::max<std::int64_t>(0, f.optional_integer("max_input_chars_per_word").value_or(100)))),
-        source_(f.file()) {}
-
-  const TokenTable& vocab() const override { return vocab_; }
-
-  void tokenize(const AlignedText& piece, std::vector<PieceToken>& out) const override {
-    const auto n = static_cast<std::uint32_t>(piece.size());
-    if (n == 0) return;
-    const std::size_t first = out.size();
-    bool bad = n > max_chars_;
-    for (std::uint32_t start = 0; start < n && !bad;) {
-      std::int32_t found = -1;
-      std::uint32_t end = n;
-      for (; end > start; --end) {
-        std::string candidate = start > 0 ? prefix_ : std::string();
-        candidate += piece.utf8(start, end);
-        found = vocab_.find(candidate);
-        if (found >= 0) break;
-      }
-      if (found < 0) {
-        bad = true;
-        break;
-      }
-      out.push_back({found, start, end});
-      start = end;
-    }
-    if (bad) {
-      out.resize(first);
-      out.push_back({unk_id(), 0, n});
-    }
-  }
-
- private:
-  std::int32_t unk_id() const {
-    const std::int32_t id = vocab_.find(unk_);
-    if (id < 0) fail_input("{}: the WordPiece unknown token '{}' is not in the vocabulary", source_, unk_);
-    return id;
-  }
-
-  TokenTable vocab_;
-  std::string unk_;
-  std::string prefix_;
-  std::size_t max_chars_;
-  std::string source_;
-};
-
 class WordLevelModel final : public Model {
  public:
   explicit WordLevelModel(const JsonFields& f)
@@ -100,6 +48,63 @@ class WordLevelModel final : public Model {
 };
 
 }  // namespace
+
+WordPieceModel::WordPieceModel(TokenTable vocab, std::string unk_token, std::string prefix,
+                               std::size_t max_input_chars_per_word, std::string source)
+    : vocab_(std::move(vocab)),
+      trie_(vocab_.tokens(), prefix),
+      unk_(std::move(unk_token)),
+      max_chars_(max_input_chars_per_word),
+      source_(std::move(source)) {}
+
+std::int32_t WordPieceModel::unk_id() const {
+  const std::int32_t id = vocab_.find(unk_);
+  if (id < 0) fail_input("{}: the WordPiece unknown token '{}' is not in the vocabulary", source_, unk_);
+  return id;
+}
+
+void WordPieceModel::tokenize_word(std::string_view word, std::size_t chars, std::vector<std::int32_t>& ids,
+                                   std::vector<ByteSpan>* spans) const {
+  const auto whole_word_unknown = [&] {
+    ids.push_back(unk_id());
+    if (spans != nullptr) spans->push_back({0, static_cast<std::uint32_t>(word.size())});
+  };
+  if (chars > max_chars_) {
+    whole_word_unknown();
+    return;
+  }
+  const std::size_t first_id = ids.size();
+  const std::size_t first_span = spans != nullptr ? spans->size() : 0;
+  for (std::size_t start = 0; start < word.size();) {
+    const Vocab::Match match = trie_.longest_match(word.substr(start), start != 0);
+    if (match.id == Vocab::kNotFound) {
+      ids.resize(first_id);
+      if (spans != nullptr) spans->resize(first_span);
+      whole_word_unknown();
+      return;
+    }
+    ids.push_back(match.id);
+    if (spans != nullptr) spans->push_back({static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(start + match.bytes)});
+    start += match.bytes;
+  }
+}
+
+void WordPieceModel::tokenize(const AlignedText& piece, std::vector<PieceToken>& out) const {
+  if (piece.empty()) return;
+  // The piece as UTF-8, and for each byte the character it belongs to.
+  std::string word;
+  std::vector<std::uint32_t> char_of_byte;
+  for (std::size_t i = 0; i < piece.size(); ++i) {
+    append_utf8(word, piece.chars[i]);
+    char_of_byte.resize(word.size(), static_cast<std::uint32_t>(i));
+  }
+  std::vector<std::int32_t> ids;
+  std::vector<ByteSpan> spans;
+  tokenize_word(word, piece.size(), ids, &spans);
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    out.push_back({ids[k], char_of_byte[spans[k].begin], char_of_byte[spans[k].end - 1] + 1});
+  }
+}
 
 namespace {
 
@@ -136,7 +141,12 @@ std::unique_ptr<Model> read_model_of_type(const JsonFields& f) {
   }
   if (type == "BPE") return read_bpe(f);
   if (type == "Unigram") return read_unigram(f);
-  if (type == "WordPiece") return std::make_unique<WordPieceModel>(f);
+  if (type == "WordPiece") {
+    const std::int64_t max_chars = f.optional_integer("max_input_chars_per_word").value_or(100);
+    return std::make_unique<WordPieceModel>(read_vocab_object(f), f.string_or("unk_token", "[UNK]"),
+                                            f.string_or("continuing_subword_prefix", "##"),
+                                            static_cast<std::size_t>(std::max<std::int64_t>(0, max_chars)), f.file());
+  }
   if (type == "WordLevel") return std::make_unique<WordLevelModel>(f);
   f.fail("type", fmt::format("unknown model '{}'; shmtrain reads BPE, Unigram, WordPiece and WordLevel", type));
 }

@@ -1,4 +1,4 @@
-#include "shmtrain/text/basic_tokenizer.hpp"
+#include "shmtrain/text/bert_words.hpp"
 
 #include <algorithm>
 #include <array>
@@ -38,10 +38,9 @@ constexpr std::array<Ascii, 128> kAsciiClasses = [] {
 // Builds the current word at the end of a WordList.
 class WordBuilder {
  public:
-  WordBuilder(WordList& out, bool sources) : out_(out), sources_(sources) {}
+  explicit WordBuilder(WordList& out) : out_(out) {}
 
-  // `source`: the input character cp came from (recorded when sources are on).
-  void append(char32_t cp, CharSpan source) {
+  void append(char32_t cp) {
     if (!open_) {
       start_ = static_cast<std::uint32_t>(out_.bytes.size());
       chars_ = 0;
@@ -52,7 +51,6 @@ class WordBuilder {
     } else {
       append_utf8(out_.bytes, cp);
     }
-    if (sources_) out_.sources.resize(out_.bytes.size(), source);
     ++chars_;
   }
 
@@ -62,15 +60,14 @@ class WordBuilder {
     open_ = false;
   }
 
-  void single(char32_t cp, CharSpan source) {
+  void single(char32_t cp) {
     close();
-    append(cp, source);
+    append(cp);
     close();
   }
 
  private:
   WordList& out_;
-  const bool sources_;
   bool open_ = false;
   std::uint32_t start_ = 0;
   std::uint32_t chars_ = 0;
@@ -81,13 +78,12 @@ class WordBuilder {
 // in marks_ until the next starter or word boundary, and starters go out at once.
 class Splitter {
  public:
-  Splitter(const NormalizerOptions& options, WordList& out, bool sources)
-      : options_(options), strip_(options.strips_accents()), word_(out, sources) {}
+  Splitter(const NormalizerOptions& options, WordList& out)
+      : options_(options), strip_(options.strips_accents()), word_(out) {}
 
   void run(std::string_view text) {
     std::size_t pos = 0;
-    for (std::uint32_t index = 0; pos < text.size(); ++index) {
-      current_ = {index, index + 1};
+    while (pos < text.size()) {
       char32_t cp;
       const std::size_t length = decode_utf8(text, pos, cp);
       if (length == 0) {
@@ -134,13 +130,13 @@ class Splitter {
         return;
       case Ascii::kPunctuation:
         flush_marks();
-        word_.single(cp, current_);
+        word_.single(cp);
         return;
       case Ascii::kWord:
         break;
     }
     flush_marks();
-    word_.append(options_.lowercase && cp >= U'A' && cp <= U'Z' ? cp + 32 : cp, current_);
+    word_.append(options_.lowercase && cp >= U'A' && cp <= U'Z' ? cp + 32 : cp);
   }
 
   // Lower-casing, then NFD and accent stripping, of one input character.
@@ -149,7 +145,7 @@ class Splitter {
     const int n_lowered = options_.lowercase ? to_lower_full(cp, lowered) : 1;
     for (int i = 0; i < n_lowered; ++i) {
       if (!strip_) {
-        emit(lowered[i], current_);
+        emit(lowered[i]);
         continue;
       }
       char32_t parts[4];
@@ -157,20 +153,20 @@ class Splitter {
       for (int j = 0; j < n_parts; ++j) {
         if (combining_class(parts[j]) == 0) {
           flush_marks();
-          emit(parts[j], current_);
+          emit(parts[j]);
         } else {
-          marks_.push_back({parts[j], current_});
+          marks_.push_back(parts[j]);
         }
       }
     }
   }
 
-  void emit(char32_t cp, CharSpan source) {
+  void emit(char32_t cp) {
     if (strip_ && is_nonspacing_mark(cp)) return;
     if (is_bert_punctuation(cp)) {
-      word_.single(cp, source);
+      word_.single(cp);
     } else {
-      word_.append(cp, source);
+      word_.append(cp);
     }
   }
 
@@ -179,10 +175,9 @@ class Splitter {
   // not be quadratic.
   void flush_marks() {
     if (marks_.empty()) return;
-    std::stable_sort(marks_.begin(), marks_.end(), [](const Mark& a, const Mark& b) {
-      return combining_class(a.cp) < combining_class(b.cp);
-    });
-    for (const Mark& mark : marks_) emit(mark.cp, mark.source);
+    std::stable_sort(marks_.begin(), marks_.end(),
+                     [](char32_t a, char32_t b) { return combining_class(a) < combining_class(b); });
+    for (const char32_t mark : marks_) emit(mark);
     marks_.clear();
   }
 
@@ -191,38 +186,24 @@ class Splitter {
     word_.close();
   }
 
-  // A non-starter waiting for canonical ordering, and the input character it came from.
-  struct Mark {
-    char32_t cp;
-    CharSpan source;
-  };
-
   const NormalizerOptions& options_;
   const bool strip_;
   WordBuilder word_;
-  CharSpan current_;  // the input character being normalised
-  std::vector<Mark> marks_;
+  std::vector<char32_t> marks_;  // non-starters waiting for canonical ordering
 };
 
 }  // namespace
 
-void BasicTokenizer::split(std::string_view text, WordList& out) const {
+void split_bert_words(const NormalizerOptions& options, std::string_view text, WordList& out) {
   if (text.size() > kMaxTextBytes) {
     fail_input("text of {} bytes is too long to tokenize (limit {} bytes)", text.size(), kMaxTextBytes);
   }
-  Splitter(options_, out, false).run(text);
+  Splitter(options, out).run(text);
 }
 
-void BasicTokenizer::split_with_sources(std::string_view text, WordList& out) const {
-  if (text.size() > kMaxTextBytes) {
-    fail_input("text of {} bytes is too long to tokenize (limit {} bytes)", text.size(), kMaxTextBytes);
-  }
-  Splitter(options_, out, true).run(text);
-}
-
-std::vector<std::string> BasicTokenizer::split(std::string_view text) const {
+std::vector<std::string> split_bert_words(const NormalizerOptions& options, std::string_view text) {
   WordList list;
-  split(text, list);
+  split_bert_words(options, text, list);
   std::vector<std::string> words;
   words.reserve(list.words.size());
   for (const WordList::Word& word : list.words) words.emplace_back(list.text(word));
