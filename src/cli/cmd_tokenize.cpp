@@ -50,10 +50,10 @@ nlohmann::ordered_json tokenize_output(const text::HfTokenizer& tokenizer, const
     t = tokenizer.encode_words(options.words, nullptr, special, truncation);
   } else {
     // Checked here so that an error names the flag.
-    check_utf8(*options.text_a, "text_a");
+    text::check_utf8(*options.text_a, "text_a");
     std::optional<std::string_view> text_b;
     if (options.text_b) text_b = *options.text_b;
-    if (text_b) check_utf8(*text_b, "text_b");
+    if (text_b) text::check_utf8(*text_b, "text_b");
     t = tokenizer.encode_text(*options.text_a, text_b, special, truncation);
   }
   std::vector<std::int32_t> attention(t.size(), 1);

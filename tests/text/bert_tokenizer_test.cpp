@@ -174,10 +174,9 @@ TEST_F(TextBertTokenizer, PairTruncationToMaxSeqLength) {
 
 TEST_F(TextBertTokenizer, MaxSeqLengthBelowTheSpecialTokensIsAnError) {
   EXPECT_EQ(error_of([&] { uncased_.encode("a", "b", EncodeOptions{2, false}); }),
-            "max_seq_length 2 is too small: a pair [CLS] a [SEP] b [SEP] needs at least 3 positions for its special "
-            "tokens");
+            "max_seq_length 2 is below the 3 special tokens the tokenizer adds");
   EXPECT_EQ(error_of([&] { uncased_.encode("a", std::nullopt, EncodeOptions{1, false}); }),
-            "max_seq_length 1 is too small: [CLS] text [SEP] needs at least 2 positions for its special tokens");
+            "max_seq_length 1 is below the 2 special tokens the tokenizer adds");
   EXPECT_EQ(error_of([&] { uncased_.encode("a", std::nullopt, EncodeOptions{0, true}); }),
             "padding to max_seq_length needs a max_seq_length");
 }

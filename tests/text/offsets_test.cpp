@@ -28,10 +28,10 @@ class TokenizerOffsets : public ::testing::Test {
   Tokenized run(const std::string& text) const {
     std::vector<std::int32_t> ids;
     Tokenized out;
-    uncased_.tokenize_with_offsets(text, ids, out.offsets);
+    uncased_.tokenize_with_offsets(text, ids, out.offsets, "text");
     out.tokens = uncased_.tokens(ids);
     std::vector<std::int32_t> plain;
-    uncased_.tokenize(text, plain);
+    uncased_.tokenize(text, plain, "text");
     EXPECT_EQ(ids, plain) << "tokenize_with_offsets and tokenize disagree on: " << text;
     return out;
   }

@@ -28,7 +28,7 @@ SequenceTokens HfTokenizer::Impl::finish(SequenceTokens a, SequenceTokens* b, bo
   if (truncation.max_length > 0) {
     const std::size_t specials = add_special_tokens ? post_processor->added_tokens(b != nullptr) : 0;
     if (truncation.max_length < specials) {
-      fail_input("max_length {} is below the {} special tokens the tokenizer adds", truncation.max_length, specials);
+      fail_input("max_seq_length {} is below the {} special tokens the tokenizer adds", truncation.max_length, specials);
     }
     pipeline::truncate_pair(a, b, truncation.max_length - specials, truncation);
   }
@@ -254,7 +254,7 @@ void HfTokenizer::tokenize_with_offsets(std::string_view text, std::vector<std::
 void HfTokenizer::encode(std::string_view text_a, std::optional<std::string_view> text_b, const EncodeOptions& options,
                          Encoding& out) const {
   if (options.pad_to_max_length && options.max_seq_length == 0) {
-    fail_input("padding to max_length needs a max_seq_length");
+    fail_input("padding to max_seq_length needs a max_seq_length");
   }
   if (impl_->ids_path) {
     encode_ids(text_a, text_b, options.max_seq_length, out);
@@ -296,7 +296,7 @@ void HfTokenizer::encode_ids(std::string_view text_a, std::optional<std::string_
   std::size_t keep_b = b.size();
   if (max_length > 0) {
     const std::size_t specials = num_special_tokens(text_b.has_value());
-    if (max_length < specials) fail_input("max_length {} is below the {} special tokens the tokenizer adds", max_length, specials);
+    if (max_length < specials) fail_input("max_seq_length {} is below the {} special tokens the tokenizer adds", max_length, specials);
     if (text_b) std::tie(keep_a, keep_b) = longest_first_lengths(keep_a, keep_b, max_length - specials);
     else keep_a = std::min(keep_a, max_length - specials);
   }
