@@ -135,7 +135,8 @@ int run(int argc, char** argv) {
 
 ParsedArguments parse_arguments(const std::vector<std::string>& args) {
   CLI::App app{kAppDescription};
-  add_commands(app);
+  // Kept while parsing: the commands own the structs their options write into.
+  const std::vector<Command> commands = add_commands(app);
   try {
     parse(app, args);
   } catch (const CLI::ParseError& e) {

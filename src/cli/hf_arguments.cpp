@@ -163,7 +163,7 @@ class Rewriter {
     if (flag.harmless == nullptr || flag.harmless(value)) {
       if (!flag.note.empty()) {
         out_.notes.push_back(fmt::format("{}{} has no effect here: {}", typed,
-                                         flag.arity == FlagArity::kValue ? " " + value : std::string(), flag.note));
+                                         flag.arity == FlagArity::kValue ? " " + (value.empty() ? "\"\"" : value) : std::string(), flag.note));
       }
       return;
     }
