@@ -37,7 +37,8 @@ void expect_merged(const fs::path& out) {
 
 void expect_no_predict_metrics(const fs::path& out) {
   EXPECT_FALSE(fs::exists(out / "predict_results.json"));
-  for (const auto& [key, value] : Json::parse(read_file(out / "all_results.json")).items()) {
+  const Json all = Json::parse(read_file(out / "all_results.json"));
+  for (const auto& [key, value] : all.items()) {
     EXPECT_FALSE(key.starts_with("predict_") || key.starts_with("test_")) << key;
   }
 }
