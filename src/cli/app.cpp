@@ -21,12 +21,24 @@
 namespace shmtrain::cli {
 namespace {
 
+// An option whose value CLI11 reads as a number (its type names INT, UINT, FLOAT, NUMBER, ...):
+// there, "" is no value, where CLI11 would quietly read it as 0.
+bool takes_number(const CLI::Option& option) {
+  const std::string type = option.get_type_name();
+  for (const char* number : {"INT", "UINT", "FLOAT", "NUMBER"}) {
+    if (type.rfind(number, 0) == 0) return true;
+  }
+  return false;
+}
+
 // A subcommand's long flags by name, and how each takes its value.
 std::map<std::string, FlagArity> known_flags(const CLI::App& subcommand) {
   std::map<std::string, FlagArity> known;
   for (const CLI::Option* option : subcommand.get_options()) {
     for (const std::string& name : option->get_lnames()) {
-      FlagArity arity = option->get_expected_min() == 0 ? FlagArity::kOptionalBool : FlagArity::kValue;
+      FlagArity arity = option->get_expected_min() == 0 ? FlagArity::kOptionalBool
+                        : takes_number(*option)           ? FlagArity::kNumber
+                                                          : FlagArity::kValue;
       if (const OptionSpec* spec = find_train_option(name);
           spec != nullptr && subcommand.get_name() == "train" && subcommand.get_parent()->get_parent() == nullptr &&
           spec->type == OptionType::kSwitch) {
@@ -40,8 +52,7 @@ std::map<std::string, FlagArity> known_flags(const CLI::App& subcommand) {
 
 // The command line with the subcommand's flags in the one spelling CLI11 is given
 // (hf_arguments.hpp); notes about flags without effect go to stderr, from rank 0 only.
-std::vector<std::string> rewrite_arguments(const CLI::App& app, int argc, char** argv) {
-  std::vector<std::string> args(argv, argv + argc);
+std::vector<std::string> rewrite_arguments(const CLI::App& app, std::vector<std::string> args) {
   // The innermost subcommand named ("train", "bench allreduce"); its flags follow it.
   const CLI::App* subcommand = &app;
   std::size_t first = 1;
@@ -64,6 +75,26 @@ std::vector<std::string> rewrite_arguments(const CLI::App& app, int argc, char**
   return rewrite.args;
 }
 
+// The app with every subcommand registered; `run` runs the one parsed.
+std::vector<Command> add_commands(CLI::App& app) {
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "shmtrain 0.1.0");
+  return {
+      add_info_command(app),  add_tokenize_command(app), add_topo_command(app),
+      add_bench_command(app), add_train_command(app),    add_report_command(app),
+  };
+}
+
+constexpr const char* kAppDescription = "shmtrain: fine-tune BERT-class models on CPU servers, one worker per socket";
+
+// Rewrites (throwing InputError) and parses (throwing CLI::ParseError) `args`, argv[0] first.
+void parse(CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<std::string> rewritten = rewrite_arguments(app, args);
+  std::vector<char*> words;
+  for (std::string& arg : rewritten) words.push_back(arg.data());
+  app.parse(static_cast<int>(words.size()), words.data());
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -73,27 +104,15 @@ int run(int argc, char** argv) {
   // lost.
   std::signal(SIGPIPE, SIG_IGN);
 
-  CLI::App app{"shmtrain: fine-tune BERT-class models on CPU servers, one worker per socket"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "shmtrain 0.1.0");
-  const std::vector<Command> commands = {
-      add_info_command(app),  add_tokenize_command(app), add_topo_command(app),
-      add_bench_command(app), add_train_command(app),    add_report_command(app),
-  };
-
-  std::vector<std::string> args;
+  CLI::App app{kAppDescription};
+  const std::vector<Command> commands = add_commands(app);
   try {
-    args = rewrite_arguments(app, argc, argv);
+    parse(app, std::vector<std::string>(argv, argv + argc));
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
   } catch (const std::exception& e) {
     fmt::print(stderr, "shmtrain: error: {}\n", e.what());
     return 2;
-  }
-  std::vector<char*> rewritten;
-  for (std::string& arg : args) rewritten.push_back(arg.data());
-  try {
-    app.parse(static_cast<int>(rewritten.size()), rewritten.data());
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
   }
   try {
     for (const Command& command : commands) {
@@ -112,6 +131,29 @@ int run(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+ParsedArguments parse_arguments(const std::vector<std::string>& args) {
+  CLI::App app{kAppDescription};
+  // Kept while parsing: the commands own the structs their options write into.
+  const std::vector<Command> commands = add_commands(app);
+  try {
+    parse(app, args);
+  } catch (const CLI::ParseError& e) {
+    fail_input("{}", e.what());
+  }
+  ParsedArguments parsed;
+  const CLI::App* subcommand = &app;
+  while (!subcommand->get_subcommands().empty()) {
+    subcommand = subcommand->get_subcommands().front();
+    parsed.subcommand += (parsed.subcommand.empty() ? "" : " ") + subcommand->get_name();
+  }
+  for (const CLI::Option* option : subcommand->get_options()) {
+    if (option->count() == 0) continue;
+    const std::string name = option->get_lnames().empty() ? option->get_name() : option->get_lnames().front();
+    parsed.values[name] = option->results();
+  }
+  return parsed;
 }
 
 }  // namespace shmtrain::cli

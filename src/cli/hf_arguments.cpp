@@ -92,7 +92,8 @@ class Rewriter {
     }
     if (flag.name.rfind("no_", 0) == 0) {
       const std::string positive = flag.name.substr(3);
-      if (const auto it = known_.find(positive); it != known_.end() && it->second != FlagArity::kValue) {
+      if (const auto it = known_.find(positive);
+          it != known_.end() && (it->second == FlagArity::kOptionalBool || it->second == FlagArity::kOptionalSwitch)) {
         emit_known(flag, positive, it->second, true);
         return;
       }
@@ -114,11 +115,15 @@ class Rewriter {
   // The value of a flag: inline, the next token, or (a boolean) true when the next token is no
   // boolean word. nullopt after recording a problem.
   std::optional<std::string> value_of(const TypedFlag& flag, FlagArity arity) {
-    if (arity == FlagArity::kValue) {
-      if (flag.inline_value) return flag.inline_value;
-      if (next_ < args_.size() && !looks_like_flag(args_[next_])) return args_[next_++];
-      problems_.push_back(fmt::format("{} needs a value", flag.typed));
-      return std::nullopt;
+    if (arity == FlagArity::kValue || arity == FlagArity::kNumber) {
+      std::optional<std::string> value = flag.inline_value;
+      if (!value && next_ < args_.size() && !looks_like_flag(args_[next_])) value = args_[next_++];
+      if (!value) problems_.push_back(fmt::format("{} needs a value", flag.typed));
+      if (value && value->empty() && arity == FlagArity::kNumber) {
+        problems_.push_back(fmt::format("{}: '' is not a number", flag.typed));
+        return std::nullopt;
+      }
+      return value;
     }
     const auto word = [&](const std::string& text) -> std::optional<std::string> {
       if (arity == FlagArity::kOptionalSwitch && lower(text) == "auto") return std::string("auto");
@@ -145,7 +150,12 @@ class Rewriter {
     if (!value) return;
     // torchrun's --nproc_per_node auto: here, one worker per socket, the default (0).
     if (name == "nproc_per_node" && *value == "auto") value = "0";
-    // Inline, so that CLI11 never takes a value such as -0.1 for a flag.
+    // Inline, so that CLI11 never takes a value such as -0.1 for a flag. An empty value goes
+    // apart: CLI11 reads "--name=" as no value and takes the next word for it.
+    if (value->empty()) {
+      out_.args.insert(out_.args.end(), {"--" + name, ""});
+      return;
+    }
     out_.args.push_back("--" + name + "=" + *value);
   }
 
@@ -153,7 +163,7 @@ class Rewriter {
     if (flag.harmless == nullptr || flag.harmless(value)) {
       if (!flag.note.empty()) {
         out_.notes.push_back(fmt::format("{}{} has no effect here: {}", typed,
-                                         flag.arity == FlagArity::kValue ? " " + value : std::string(), flag.note));
+                                         flag.arity == FlagArity::kValue ? " " + (value.empty() ? "\"\"" : value) : std::string(), flag.note));
       }
       return;
     }

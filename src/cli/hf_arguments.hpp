@@ -5,6 +5,8 @@
 //   --foo-bar            is --foo_bar (argparse turns every _ of a field into both spellings)
 //   --flag, --flag true|false|yes|no|t|f|y|n|1|0, --no_flag, --no-flag   for every boolean
 //   --flag=value         as --flag value
+//   --flag ""            an empty value, as argparse takes it (--text_a "", --run_name ""); a
+//                        number's empty value is an error, as argparse's type=int/float has it
 // Trainer's flags that mean nothing here (--no_cuda, --ddp_backend ccl, ...) are taken out
 // with a note saying why; flags whose effect shmtrain does not compute (--fp16, ...) are an
 // error naming what to use instead; an unknown flag is an error naming every unknown flag in
@@ -22,7 +24,8 @@ namespace shmtrain::cli {
 enum class FlagArity {
   kOptionalBool,    // --flag [true|false|...]
   kOptionalSwitch,  // the same, or --flag auto (--bf16)
-  kValue,           // --flag VALUE
+  kValue,           // --flag VALUE ("" included)
+  kNumber,          // --flag VALUE, an integer or a float: not ""
 };
 
 struct ArgumentRewrite {

@@ -1,8 +1,11 @@
 #include "shmtrain/task/task.hpp"
 
-#include "shmtrain/common/error.hpp"
+#include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
+
+#include "shmtrain/common/error.hpp"
 
 namespace shmtrain::task {
 
@@ -26,8 +29,16 @@ std::int64_t Task::output_width(std::int64_t num_labels, std::int64_t /*max_seq_
   return num_labels;
 }
 
-std::filesystem::path Task::predict(const ModelOutputs& /*outputs*/, const std::filesystem::path& /*output_dir*/) const {
+Prediction Task::predict(const ModelOutputs& /*outputs*/, const std::filesystem::path& /*output_dir*/) const {
   fail_input("--do_predict is not implemented for task '{}' yet (it is for ner, pos and chunk)", name_.empty() ? "custom files" : name_);
+}
+
+double cross_entropy(std::span<const float> logits, std::int32_t label) {
+  double max = logits[0];
+  for (const float x : logits) max = std::max<double>(max, x);
+  double sum = 0;
+  for (const float x : logits) sum += std::exp(static_cast<double>(x) - max);
+  return std::log(sum) + max - static_cast<double>(logits[static_cast<std::size_t>(label)]);
 }
 
 }  // namespace shmtrain::task

@@ -79,11 +79,19 @@ EvalResult evaluate(model::EncoderModel& model, const task::Task& task, const Ev
   return result;
 }
 
-std::filesystem::path predict(model::EncoderModel& model, const task::Task& task, const EvalSettings& settings,
-                              comm::Communicator& comm, const std::filesystem::path& prediction_dir) {
+PredictResult predict(model::EncoderModel& model, const task::Task& task, const EvalSettings& settings,
+                      comm::Communicator& comm, const std::filesystem::path& prediction_dir) {
+  const auto start = std::chrono::steady_clock::now();
   std::int64_t width = 0;
   const std::vector<float> outputs = gather_outputs(model, task, *task.test(), settings, comm, width, false);
-  return task.predict(task::ModelOutputs{.values = outputs, .width = width}, prediction_dir);
+  PredictResult result;
+  result.prediction = task.predict(task::ModelOutputs{.values = outputs, .width = width}, prediction_dir);
+  result.samples = static_cast<std::int64_t>(task.test()->examples.size());
+  // Trainer's speed_metrics: ceil(samples / (per-device batch size x workers)) steps.
+  const std::int64_t batch = settings.batch_size * comm.size();
+  result.steps = (result.samples + batch - 1) / batch;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
 }
 
 }  // namespace shmtrain::train

@@ -15,8 +15,21 @@ std::string as_trainer_writes(const nlohmann::ordered_json& results) {
 
 }  // namespace
 
+std::optional<nlohmann::ordered_json> predict_results(const PredictResult& result) {
+  const task::Prediction& p = result.prediction;
+  if (p.metrics.empty()) return std::nullopt;
+  nlohmann::ordered_json record;
+  for (const auto& [name, value] : p.metrics) record[p.prefix + "_" + name] = value;
+  record[p.prefix + "_runtime"] = result.seconds;
+  record[p.prefix + "_samples_per_second"] = per_second(static_cast<double>(result.samples), result.seconds);
+  record[p.prefix + "_steps_per_second"] = per_second(static_cast<double>(result.steps), result.seconds);
+  if (p.with_samples) record["predict_samples"] = result.samples;
+  return record;
+}
+
 void write_results_files(const std::filesystem::path& dir, const std::optional<TrainResults>& train,
-                         const std::optional<nlohmann::ordered_json>& eval) {
+                         const std::optional<nlohmann::ordered_json>& eval,
+                         const std::optional<nlohmann::ordered_json>& predict) {
   nlohmann::ordered_json all = nlohmann::ordered_json::object();
   if (train) {
     nlohmann::ordered_json results;
@@ -38,6 +51,10 @@ void write_results_files(const std::filesystem::path& dir, const std::optional<T
     }
     io::write_file_atomically(dir / "eval_results.json", as_trainer_writes(results));
     for (const auto& [key, value] : results.items()) all[key] = value;
+  }
+  if (predict) {
+    io::write_file_atomically(dir / "predict_results.json", as_trainer_writes(*predict));
+    for (const auto& [key, value] : predict->items()) all[key] = value;
   }
   io::write_file_atomically(dir / "all_results.json", as_trainer_writes(all));
 }

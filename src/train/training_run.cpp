@@ -222,7 +222,8 @@ void TrainingRun::train(const StepPlan& plan, TrainSummary& summary) {
 }
 
 void TrainingRun::write_final_files(const StepPlan& plan, const TrainSummary& summary,
-                                    const std::optional<nlohmann::ordered_json>& eval) {
+                                    const std::optional<nlohmann::ordered_json>& eval,
+                                    const std::optional<nlohmann::ordered_json>& predicted) {
   const std::filesystem::path& dir = options_.output_dir;
   std::optional<TrainResults> train;
   if (options_.do_train) {
@@ -237,7 +238,7 @@ void TrainingRun::write_final_files(const StepPlan& plan, const TrainSummary& su
                          .steps_run = steps_run_,
                          .total_steps = plan.total_steps};
   }
-  write_results_files(dir, train, eval);
+  write_results_files(dir, train, eval, predicted);
 }
 
 TrainSummary TrainingRun::execute() {
@@ -273,10 +274,13 @@ TrainSummary TrainingRun::execute() {
     }
     last_eval = std::move(record);
   }
+  std::optional<nlohmann::ordered_json> predicted;
   if (options_.do_predict) {
-    const std::filesystem::path file =
+    const PredictResult result =
         predict(engine_.model(), *inputs_.task, eval_settings(), comm_, leader_ ? options_.output_dir : std::filesystem::path());
-    print_line(fmt::format("predictions written to {}", file.string()));
+    print_line(fmt::format("predictions written to {}", result.prediction.file.string()));
+    predicted = predict_results(result);
+    if (predicted) print_line(fmt::format("predict metrics: {}", predicted->dump()));
   }
   if (leader_ && !run_info_.empty()) {
     run_info_["finished"] = true;
@@ -284,7 +288,7 @@ TrainSummary TrainingRun::execute() {
     io::write_file_atomically(options_.output_dir / "run_info.json", run_info_.dump(2) + "\n");
   }
   if (leader_) {
-    write_final_files(plan, summary, last_eval);
+    write_final_files(plan, summary, last_eval, predicted);
     write_report();
     print_line(fmt::format("model, metrics and results written to {}", options_.output_dir.string()));
   }

@@ -59,7 +59,8 @@ class TrainingRun {
   void write_report();
   void save();
   void write_final_files(const StepPlan& plan, const TrainSummary& summary,
-                         const std::optional<nlohmann::ordered_json>& eval);
+                         const std::optional<nlohmann::ordered_json>& eval,
+                         const std::optional<nlohmann::ordered_json>& predicted);
 
   const TrainOptions& options_;
   const std::string& options_toml_;

@@ -79,6 +79,23 @@ struct ModelOutputs {
   std::int64_t width = 0;
 };
 
+// What --do_predict wrote, and the test rows' metrics where the script computes them.
+struct Prediction {
+  std::filesystem::path file;
+  // Without a prefix; empty when the test rows carry no labels, and for run_glue, which drops
+  // the label column before it predicts.
+  Metrics metrics;
+  // How the script's predict step names them: run_ner passes metric_key_prefix "predict";
+  // run_qa's QuestionAnsweringTrainer.predict keeps its default "test", and run_qa adds
+  // predict_samples.
+  std::string prefix = "predict";
+  bool with_samples = false;
+};
+
+// -log softmax(logits)[label], in double: the loss of one row (or token) as the models'
+// CrossEntropyLoss computes it.
+double cross_entropy(std::span<const float> logits, std::int32_t label);
+
 class Task {
  public:
   virtual ~Task() = default;
@@ -116,9 +133,9 @@ class Task {
   // output_dir when it is not empty (rank 0 only, so the others pass none).
   virtual Metrics score(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const = 0;
   // --do_predict: writes the task's prediction file for the test rows' outputs into
-  // output_dir (rank 0), as the script's predict step does. Returns the file written.
-  // Throws InputError for a task that cannot predict yet.
-  virtual std::filesystem::path predict(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const;
+  // output_dir (rank 0), as the script's predict step does, and scores labelled test rows
+  // where the script does. Throws InputError for a task that cannot predict yet.
+  virtual Prediction predict(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const;
 
  protected:
   std::string name_;

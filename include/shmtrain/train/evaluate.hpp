@@ -30,10 +30,17 @@ struct EvalResult {
 EvalResult evaluate(model::EncoderModel& model, const task::Task& task, const EvalSettings& settings,
                     comm::Communicator& comm, const std::filesystem::path& prediction_dir);
 
+struct PredictResult {
+  task::Prediction prediction;  // the file written, and the metrics of labelled test rows
+  std::int64_t samples = 0;     // test rows
+  std::int64_t steps = 0;       // batches of all workers together, as Trainer counts them
+  double seconds = 0;
+};
+
 // --do_predict: the same over task.test(), handed to the task's predict (its prediction file
-// in prediction_dir, rank 0; the others pass an empty path). Returns the file's path.
+// in prediction_dir, rank 0; the others pass an empty path).
 // REQUIRES: task.test() loaded.
-std::filesystem::path predict(model::EncoderModel& model, const task::Task& task, const EvalSettings& settings,
+PredictResult predict(model::EncoderModel& model, const task::Task& task, const EvalSettings& settings,
                               comm::Communicator& comm, const std::filesystem::path& prediction_dir);
 
 }  // namespace shmtrain::train

@@ -1,7 +1,6 @@
 #include "shmtrain/task/glue/classification_task.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include <fmt/format.h>
 
@@ -9,18 +8,6 @@
 #include "shmtrain/task/glue/metrics.hpp"
 
 namespace shmtrain::task {
-namespace {
-
-// -log softmax(logits)[label], in double.
-double cross_entropy(std::span<const float> logits, std::int32_t label) {
-  double max = logits[0];
-  for (const float x : logits) max = std::max<double>(max, x);
-  double sum = 0;
-  for (const float x : logits) sum += std::exp(static_cast<double>(x) - max);
-  return std::log(sum) + max - static_cast<double>(logits[static_cast<std::size_t>(label)]);
-}
-
-}  // namespace
 
 ClassificationTask::ClassificationTask(std::string name, data::LabelSet labels, std::optional<data::Dataset> train,
                                        std::optional<data::Dataset> validation) {
@@ -62,8 +49,8 @@ Metrics ClassificationTask::score(const ModelOutputs& outputs, const std::filesy
   return metrics;
 }
 
-std::filesystem::path ClassificationTask::predict(const ModelOutputs& outputs,
-                                                  const std::filesystem::path& output_dir) const {
+Prediction ClassificationTask::predict(const ModelOutputs& outputs,
+                                       const std::filesystem::path& output_dir) const {
   const auto width = static_cast<std::size_t>(outputs.width);
   std::string text = "index\tprediction\n";
   for (std::size_t row = 0; row < test_->examples.size(); ++row) {
@@ -77,7 +64,7 @@ std::filesystem::path ClassificationTask::predict(const ModelOutputs& outputs,
   }
   const std::filesystem::path file = output_dir / fmt::format("predict_results_{}.txt", name_.empty() ? "None" : name_);
   if (!output_dir.empty()) io::write_file_atomically(file, text);
-  return file;
+  return {.file = file, .metrics = {}};  // run_glue predicts without the labels: no metrics
 }
 
 }  // namespace shmtrain::task

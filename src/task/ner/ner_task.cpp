@@ -185,16 +185,29 @@ std::unique_ptr<Task> NerTask::load(const TaskOptions& options, const text::Toke
     test_read.tags_required = false;
     TaggedFile test = read_split(test_shards, options.test_file, test_read);
     keep_first(test, options.max_predict_samples);
+    // Tagged, the file is scored as run_ner's predict step scores it: every sentence needs its
+    // tags, among the model's labels.
+    task->test_labelled_ = test.has_tags;
     for (TaggedSentence& s : test.sentences) {
       task->test_words_.push_back(s.words.size());
-      s.tags.clear();  // predictions need none; tags the model does not know are no error here
+      if (test.has_tags && s.tags.empty()) {
+        fail_input("{}:{}: a sentence without tags in a test file whose other sentences have them: tag every "
+                   "sentence (to be scored) or none",
+                   test.source, s.line);
+      }
+    }
+    if (test.has_tags) {
+      if (label_names.empty()) label_names = test.class_names;
+      name_integer_tags(test, !label_names.empty() ? label_names
+                              : need_train         ? std::vector<std::string>{}
+                                                   : options.model_labels);
     }
     task->test_ = tokenize(test, task->labels_.names, tokenizer, options, &task->test_words_of_);
   }
   return task;
 }
 
-fs::path NerTask::predict(const ModelOutputs& outputs, const fs::path& output_dir) const {
+Prediction NerTask::predict(const ModelOutputs& outputs, const fs::path& output_dir) const {
   const auto labels = static_cast<std::int64_t>(labels_.names.size());
   std::string text;
   for (std::size_t i = 0; i < test_words_.size(); ++i) {
@@ -210,7 +223,11 @@ fs::path NerTask::predict(const ModelOutputs& outputs, const fs::path& output_di
   }
   const fs::path file = output_dir / "predictions.txt";
   if (!output_dir.empty()) io::write_file_atomically(file, text);
-  return file;
+  if (!test_labelled_) return {.file = file, .metrics = {}};
+  const TokenScores scores = score_rows(*test_, outputs);
+  Metrics metrics = {{"loss", scores.loss}};
+  metrics.insert(metrics.end(), scores.metrics.begin(), scores.metrics.end());
+  return {.file = file, .metrics = std::move(metrics)};
 }
 
 std::string NerTask::describe_labels() const {
@@ -218,10 +235,15 @@ std::string NerTask::describe_labels() const {
 }
 
 Metrics NerTask::score(const ModelOutputs& outputs, const fs::path& /*output_dir*/) const {
-  const data::Dataset& dataset = *validation_;
+  return score_rows(*validation_, outputs).metrics;
+}
+
+NerTask::TokenScores NerTask::score_rows(const data::Dataset& dataset, const ModelOutputs& outputs) const {
   const auto labels = static_cast<std::int64_t>(labels_.names.size());
   std::vector<TagSequence> gold;
   std::vector<TagSequence> predicted;
+  double loss_sum = 0;
+  std::size_t labelled = 0;
   for (std::size_t i = 0; i < dataset.examples.size(); ++i) {
     const data::Example& e = dataset.examples[i];
     const float* row = outputs.values.data() + static_cast<std::int64_t>(i) * outputs.width;
@@ -230,6 +252,8 @@ Metrics NerTask::score(const ModelOutputs& outputs, const fs::path& /*output_dir
       if (e.token_labels[t] == data::kIgnoredLabel) continue;  // as run_ner's compute_metrics
       const float* z = row + static_cast<std::int64_t>(t) * labels;
       const auto best = static_cast<std::size_t>(std::max_element(z, z + labels) - z);
+      loss_sum += cross_entropy(std::span(z, static_cast<std::size_t>(labels)), e.token_labels[t]);
+      ++labelled;
       g.push_back(labels_.names[static_cast<std::size_t>(e.token_labels[t])]);
       p.push_back(labels_.names[best]);
     }
@@ -250,7 +274,7 @@ Metrics NerTask::score(const ModelOutputs& outputs, const fs::path& /*output_dir
   out.emplace_back("recall", s.overall.recall);
   out.emplace_back("f1", s.overall.f1);
   out.emplace_back("accuracy", s.accuracy);
-  return out;
+  return {.metrics = std::move(out), .loss = labelled > 0 ? loss_sum / static_cast<double>(labelled) : 0.0};
 }
 
 }  // namespace shmtrain::task

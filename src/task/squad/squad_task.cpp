@@ -1,5 +1,7 @@
 #include "shmtrain/task/squad/squad_task.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "shmtrain/common/error.hpp"
@@ -91,12 +93,16 @@ Metrics SquadTask::score(const ModelOutputs& outputs, const std::filesystem::pat
   if (!output_dir.empty()) {
     write_qa_prediction_files(output_dir, "eval", text.file, predictions, postprocess_.version_2_with_negative);
   }
+  return scores_of(text.file, predictions);
+}
+
+Metrics SquadTask::scores_of(const SquadFile& file, const std::vector<QaPrediction>& predictions) const {
   std::vector<std::string> answers;
   std::vector<std::vector<std::string>> golds;
   answers.reserve(predictions.size());
-  golds.reserve(text.file.examples.size());
+  golds.reserve(file.examples.size());
   for (const QaPrediction& prediction : predictions) answers.push_back(prediction.answer);
-  for (const SquadExample& example : text.file.examples) {
+  for (const SquadExample& example : file.examples) {
     std::vector<std::string>& gold = golds.emplace_back();
     for (const SquadAnswer& answer : example.answers) gold.push_back(answer.text);
   }
@@ -108,11 +114,24 @@ Metrics SquadTask::score(const ModelOutputs& outputs, const std::filesystem::pat
   return squad_v2_named(squad_v2_scores(answers, golds));
 }
 
-std::filesystem::path SquadTask::predict(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const {
+bool SquadTask::answered(const SquadFile& file) const {
+  const auto has_answers = [](const SquadExample& example) { return !example.answers.empty(); };
+  const auto& questions = file.examples;
+  return postprocess_.version_2_with_negative ? std::any_of(questions.begin(), questions.end(), has_answers)
+                                              : std::all_of(questions.begin(), questions.end(), has_answers);
+}
+
+Prediction SquadTask::predict(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const {
   const SquadWindows& text = *test_windows_;
   const std::vector<QaPrediction> predictions = postprocess_qa(text, outputs.values, outputs.width / 2, postprocess_);
-  if (output_dir.empty()) return output_dir / "predict_predictions.json";
-  return write_qa_prediction_files(output_dir, "predict", text.file, predictions, postprocess_.version_2_with_negative);
+  Prediction out{
+      .file = output_dir / "predict_predictions.json", .metrics = {}, .prefix = "test", .with_samples = true};
+  if (!output_dir.empty()) {
+    out.file = write_qa_prediction_files(output_dir, "predict", text.file, predictions,
+                                         postprocess_.version_2_with_negative);
+  }
+  if (answered(text.file)) out.metrics = scores_of(text.file, predictions);
+  return out;
 }
 
 }  // namespace shmtrain::task

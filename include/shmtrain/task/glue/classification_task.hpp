@@ -61,8 +61,9 @@ class ClassificationTask final : public Task {
   // in double, averaged), then run_glue's metrics of the task (glue/metrics.hpp).
   Metrics score(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
   // run_glue's predict_results_<task>.txt ("None" for custom files, as run_glue names it):
-  // "index\tprediction", label names, or regression values with 3 decimals.
-  std::filesystem::path predict(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
+  // "index\tprediction", label names, or regression values with 3 decimals. No metrics: run_glue
+  // drops the label column before predict, so labelled test rows are not scored either.
+  Prediction predict(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
 };
 
 }  // namespace shmtrain::task

@@ -29,11 +29,19 @@ class NerTask final : public Task {
   }
   Metrics score(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
   // predictions.txt, as run_ner writes it: one line of tags per test sentence, a word the
-  // model did not see (cut by max_seq_length) tagged O.
-  std::filesystem::path predict(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
+  // model did not see (cut by max_seq_length) tagged O. A tagged test file is scored as the
+  // validation file is, with its loss (the mean cross-entropy over the labelled tokens).
+  Prediction predict(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
 
  private:
+  struct TokenScores {
+    Metrics metrics;  // seqeval's, as score returns them
+    double loss = 0;  // mean cross-entropy over the labelled tokens
+  };
+  TokenScores score_rows(const data::Dataset& dataset, const ModelOutputs& outputs) const;
+
   bool entity_level_ = false;
+  bool test_labelled_ = false;
   std::vector<std::size_t> test_words_;                // words per test sentence
   std::vector<std::vector<std::int32_t>> test_words_of_;  // each test token's word (-1: special)
 };

@@ -34,13 +34,20 @@ class SquadTask final : public Task {
   // writes output_dir/eval_predictions.json and the other eval_ files.
   Metrics score(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
   // run_qa's predict step for --test_file: predict_predictions.json (question id -> answer),
-  // predict_nbest_predictions.json and, for SQuAD 2.0, predict_null_odds.json.
-  std::filesystem::path predict(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
+  // predict_nbest_predictions.json and, for SQuAD 2.0, predict_null_odds.json. A test file
+  // with answers (SQuAD v1.1: on every question; 2.0: on any, the others unanswerable) is
+  // scored as the validation file is; run_qa names those metrics test_*.
+  Prediction predict(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
 
   // The validation rows' windows and texts; set when the validation split was loaded.
   const std::optional<SquadWindows>& validation_windows() const { return windows_; }
 
  private:
+  // The metrics of `predictions` (one per question of `file`) against its answers.
+  Metrics scores_of(const SquadFile& file, const std::vector<QaPrediction>& predictions) const;
+  // Whether `file` carries the answers to score it with.
+  bool answered(const SquadFile& file) const;
+
   std::optional<SquadWindows> windows_;
   std::optional<SquadWindows> test_windows_;
   QaPostprocessOptions postprocess_;
