@@ -1,12 +1,11 @@
 // An empty argument is a value, as Python's argparse takes it, in every command: `--text_a ""`
 // is the text "", not a flag missing its value, and never swallows the flag after it. Checked
-// on the real parser (parse_arguments: Hugging Face's spellings rewritten, then CLI11) and once
-// through the built binary.
+// on the real parser (parse_arguments: Hugging Face's spellings rewritten, then CLI11); the
+// binary's own run is in tests/e2e/cmd_tokenize_test.cpp.
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "shmtrain/cli/app.hpp"
 #include "support/test_support.hpp"
@@ -80,18 +79,6 @@ TEST(EmptyValues, ANumberOrABooleanIsNeverEmpty) {
             std::string::npos);
   EXPECT_NE(refusal({"bench", "allreduce", "--iters", ""}).find("--iters: '' is not a number"), std::string::npos);
   EXPECT_NE(refusal({"train", "--do_train", ""}).find("--do_train: '' is not true or false"), std::string::npos);
-}
-
-// Through the binary, as a shell passes "": BERT's vocab.txt folder encodes the empty text as
-// [CLS] [SEP], and max_seq_length 0 (no limit) is what the flag after it says.
-TEST(EmptyValues, TheBinaryTokenizesTheEmptyText) {
-  const auto vocab = shmtrain::testing::fixtures_dir() / "squad_tiny";
-  const shmtrain::testing::CliRun run =
-      shmtrain::testing::run_shmtrain("tokenize --model " + vocab.string() + " --text_a '' --max_seq_length 0");
-  ASSERT_EQ(run.exit_code, 0) << run.output();
-  const nlohmann::json out = nlohmann::json::parse(run.out);
-  EXPECT_EQ(out.at("tokens"), (Words{"[CLS]", "[SEP]"})) << run.out;
-  EXPECT_EQ(out.at("input_ids"), (std::vector<int>{6, 7})) << run.out;  // vocab.txt's lines 7 and 8
 }
 
 }  // namespace

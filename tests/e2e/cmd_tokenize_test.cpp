@@ -168,6 +168,19 @@ TEST(TextTokenizeCommand, AnEmptyTextIsTokenizedNotMissing) {
   EXPECT_NE(run.err.find("--text_a"), std::string::npos) << run.err;
 }
 
+// Through the binary, as a shell passes "": BERT's vocab.txt folder encodes the empty text as
+// [CLS] [SEP], and max_seq_length 0 (no limit) is what the flag after it says.
+TEST(TextTokenizeCommand, AnEmptyTextLeavesTheNextFlagItsValue) {
+  const auto vocab = shmtrain::testing::fixtures_dir() / "squad_tiny";
+  const shmtrain::testing::CliRun run =
+      shmtrain::testing::run_shmtrain("tokenize --model " + vocab.string() + " --text_a '' --max_seq_length 0");
+  ASSERT_EQ(run.exit_code, 0) << run.output();
+  const nlohmann::json out = nlohmann::json::parse(run.out);
+  EXPECT_EQ(out.at("tokens"), (std::vector<std::string>{"[CLS]", "[SEP]"})) << run.out;
+  EXPECT_EQ(out.at("input_ids"), (std::vector<int>{6, 7})) << run.out;  // vocab.txt's lines 7 and 8
+}
+
+
 // BERT's vocab.txt is a pipeline like any other: pre-split words get their word ids.
 TEST(TextTokenizeCommand, WordsWorkForAVocabTxtFolder) {
   TempDir dir;
