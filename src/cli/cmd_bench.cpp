@@ -111,7 +111,7 @@ int run_bench_train(BenchTrainFlags flags) {
   if (flags.options.one_padding) flags.options.padding = data::parse_padding(flags.padding, "--padding");
   if (flags.options.steps < 1) fail_input("--steps must be >= 1, not {}", flags.options.steps);
   if (flags.options.warmup < 0) fail_input("--warmup must be >= 0, not {}", flags.options.warmup);
-  if (flags.options.bf16 && !tensor::bf16_gemm_available()) {
+  if (flags.options.bf16 && !tensor::cpu_features().bf16_native()) {
     fail_input("--bf16 needs a CPU with AVX512-BF16 or AMX; this one has: {}",
                tensor::cpu_features().summary());
   }
