@@ -39,12 +39,6 @@ std::size_t shared_arena_bytes(const TrainOptions& options, const PreparedRun& p
                                         engine_options(options, prepared.bf16));
 }
 
-PreparedRun prepare_run(const TrainOptions& options) {
-  PreparedRun prepared = prepare_inputs(options);
-  if (!options.dry_run) prepared.resume = prepare_output_dir(options, prepared.notes);
-  return prepared;
-}
-
 PreparedRun prepare_inputs(const TrainOptions& options) {
   std::vector<std::string> notes;
   const bool bf16 = resolve_bf16(options.bf16, notes);
