@@ -1,10 +1,9 @@
 // `shmtrain train`: fine-tune a model from a TOML config and/or flags. Every option of the
 // table (cli/train_option_table.hpp) is both a config key and a --flag; the flag wins.
 //
-// One worker trains in this process. Several (one per socket by default, --nproc_per_node to
-// choose) are forked by the launcher: the inputs are read and checked here first, once, and the
-// workers inherit them; then oneTBB's threads are stopped, because fork() copies only the
-// calling thread.
+// The run is a launch job (TrainJob below, run by launch::run_job): one worker trains in this
+// process. Several (one per socket by default, --nproc_per_node to choose) are forked by the
+// launcher: the inputs are read and checked here first, once, and the workers inherit them.
 //
 // Under an MPI launcher (mpirun ... shmtrain train ...) nothing is forked: this process is one
 // rank of the job (launch/mpi_job.hpp). With --hostfile, shmtrain starts that mpirun itself.
