@@ -67,7 +67,12 @@ std::vector<std::string> rewrite_arguments(const CLI::App& app, int argc, char**
 }  // namespace
 
 int run(int argc, char** argv) {
-  tensor::prepare_openblas(argv);
+  try {
+    tensor::prepare_openblas(argv);  // asks cpu_features(), which reads SHMTRAIN_CPU_FEATURES
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "shmtrain: error: {}\n", e.what());
+    return 2;
+  }
   // A closed pipe on stdout (`shmtrain train ... | head`) must not kill the run midway: without
   // SIGPIPE the writes fail instead, and the run goes on to write output_dir, its console lines
   // lost.
