@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "shmtrain/tensor/blas_runtime.hpp"
+#include "shmtrain/tensor/cpu_features.hpp"
 #include "shmtrain/tensor/gemm.hpp"
 #include "shmtrain/tensor/gemm_bf16.hpp"
 #include "shmtrain/tensor/threads.hpp"
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[a], "--tokens") == 0) tokens = std::atoll(argv[a + 1]);
   }
   shmtrain::tensor::set_compute_threads(1);
-  const bool bf16 = shmtrain::tensor::bf16_gemm_available();
+  const bool bf16 = shmtrain::tensor::cpu_features().bf16_native();
   const std::vector<Shape> shapes = {
       {"base qkv = x W^T", Trans::kNo, Trans::kYes, tokens, 2304, 768},
       {"base out = g W^T", Trans::kNo, Trans::kYes, tokens, 768, 3072},

@@ -98,7 +98,12 @@ void parse(CLI::App& app, const std::vector<std::string>& args) {
 }  // namespace
 
 int run(int argc, char** argv) {
-  tensor::prepare_openblas(argv);
+  try {
+    tensor::prepare_openblas(argv);  // asks cpu_features(), which reads SHMTRAIN_CPU_FEATURES
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "shmtrain: error: {}\n", e.what());
+    return 2;
+  }
   // A closed pipe on stdout (`shmtrain train ... | head`) must not kill the run midway: without
   // SIGPIPE the writes fail instead, and the run goes on to write output_dir, its console lines
   // lost.

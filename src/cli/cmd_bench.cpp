@@ -5,6 +5,7 @@
 // on cores/P (bench/train_bench.hpp).
 #include <algorithm>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,12 +19,11 @@
 #include "shmtrain/cli/multi_node_flags.hpp"
 #include "shmtrain/cli/placement_flags.hpp"
 #include "shmtrain/common/error.hpp"
-#include "shmtrain/launch/launcher.hpp"
+#include "shmtrain/launch/job.hpp"
 #include "shmtrain/launch/mpi_job.hpp"
 #include "shmtrain/tensor/blas_runtime.hpp"
 #include "shmtrain/tensor/cpu_features.hpp"
 #include "shmtrain/tensor/gemm_bf16.hpp"
-#include "shmtrain/tensor/threads.hpp"
 
 namespace shmtrain::cli {
 namespace {
@@ -42,55 +42,70 @@ std::vector<std::size_t> mpi_default_sizes() {
   return sizes;
 }
 
-int run_bench_allreduce_under_mpi(const BenchAllreduceFlags& flags) {
-  launch::MpiJob job(flags.multi_node.simulated_hosts);
-  bench::AllreduceBenchOptions options = flags.options;
-  job.together([&] {
-    if (options.copy_in) fail_input("--copy_in is not measured under an MPI launcher: the buffers are the shared arena");
-    options.sizes = flags.sizes.empty() ? mpi_default_sizes() : bench::parse_sizes(flags.sizes);
-  });
-  PlacementFlags placement = flags.placement;
-  placement.placement.unit = topo::parse_placement_unit(placement.unit);
-  const topo::PlacementEntry& entry = job.place(placement.source, placement.placement);
-  if (job.rank() == 0 && !options.json) {
-    fmt::print("{}", job.report());
-    std::fflush(stdout);
+// `bench allreduce` as a launch job (launch/job.hpp): each worker measures the exchange; under
+// MPI against MPI_Allreduce on the same buffers.
+class AllreduceBenchJob final : public launch::JobBody {
+ public:
+  explicit AllreduceBenchJob(const BenchAllreduceFlags& flags) : flags_(flags), options_(flags.options) {}
+
+  launch::ResolvedJob resolve() override {
+    if (launch::started_by_mpi_launcher()) {
+      if (options_.copy_in) {
+        fail_input("--copy_in is not measured under an MPI launcher: the buffers are the shared arena");
+      }
+      options_.sizes = flags_.sizes.empty() ? mpi_default_sizes() : bench::parse_sizes(flags_.sizes);
+    } else {
+      if (wants_mpirun(flags_.multi_node)) {
+        start_mpirun(flags_.multi_node, flags_.placement, launch::LaunchOptions{}.between_hosts_timeout);
+      }
+      check_simulated_hosts(flags_.multi_node);
+      options_.sizes = flags_.sizes.empty() ? bench::default_sizes() : bench::parse_sizes(flags_.sizes);
+    }
+    launch::ResolvedJob job;
+    job.source = flags_.placement.source;
+    job.placement = flags_.placement.placement;
+    job.placement.unit = topo::parse_placement_unit(flags_.placement.unit);
+    job.show_plan = options_.json ? launch::ShowPlan::kNever : launch::ShowPlan::kAlways;
+    return job;
   }
-  tensor::set_compute_threads(entry.threads);
-  launch::LaunchOptions launch_options;
-  launch_options.arena_bytes = *std::max_element(options.sizes.begin(), options.sizes.end()) + 4096;
-  const std::string layout = fmt::format("{} ranks = {} host(s) x {}{}", job.size(), job.hosts(), job.local_size(),
-                                         flags.multi_node.simulated_hosts > 0 ? " (simulated hosts)" : "");
-  const int code = job.run(launch_options, [&](launch::WorkerContext& context) {
-    return bench::run_hierarchical_allreduce_bench(
-               context.communicator, [&job](std::span<float> data) { job.plain_allreduce(data); }, options, layout)
-               ? 0
-               : 2;
-  });
-  if (code != 0) throw Error("bench allreduce: a result was wrong (see the 'verified' column)");
-  return 0;
-}
+
+  bool prepare(const launch::JobProcess& process) override {
+    mpi_ = process.mpi;
+    return true;
+  }
+
+  // The buffers are the shared arena's, unless --copy_in.
+  std::size_t arena_bytes(const launch::JobProcess&) override {
+    std::size_t largest = 0;
+    for (std::size_t bytes : options_.sizes) largest = std::max(largest, bytes);
+    return options_.copy_in ? 0 : largest + 4096;
+  }
+
+  int work(launch::WorkerContext& context) override {
+    if (mpi_ == nullptr) {
+      return bench::run_allreduce_bench(context.communicator, options_, context.placement.threads) ? 0 : 2;
+    }
+    const std::string layout =
+        fmt::format("{} ranks = {} host(s) x {}{}", mpi_->size(), mpi_->hosts(), mpi_->local_size(),
+                    flags_.multi_node.simulated_hosts > 0 ? " (simulated hosts)" : "");
+    launch::MpiJob& mpi = *mpi_;
+    const auto plain_allreduce = [&mpi](std::span<float> data) { mpi.plain_allreduce(data); };
+    const bool verified =
+        bench::run_hierarchical_allreduce_bench(context.communicator, plain_allreduce, options_, layout);
+    return verified ? 0 : 2;
+  }
+
+ private:
+  const BenchAllreduceFlags& flags_;
+  bench::AllreduceBenchOptions options_;
+  launch::MpiJob* mpi_ = nullptr;
+};
 
 int run_bench_allreduce(const BenchAllreduceFlags& flags) {
-  if (launch::started_by_mpi_launcher()) return run_bench_allreduce_under_mpi(flags);
-  if (wants_mpirun(flags.multi_node)) {
-    start_mpirun(flags.multi_node, flags.placement, launch::LaunchOptions{}.between_hosts_timeout);
+  AllreduceBenchJob job(flags);
+  if (launch::run_job(job, flags.multi_node.simulated_hosts) != 0) {
+    throw Error("bench allreduce: a result was wrong (see the 'verified' column)");
   }
-  check_simulated_hosts(flags.multi_node);
-  bench::AllreduceBenchOptions options = flags.options;
-  options.sizes = flags.sizes.empty() ? bench::default_sizes() : bench::parse_sizes(flags.sizes);
-  const ResolvedPlacement resolved = resolve_placement(flags.placement);
-  if (!options.json) {
-    fmt::print("{}", topo::format_plan(resolved.plan));
-    std::fflush(stdout);
-  }
-  launch::LaunchOptions launch_options;
-  std::size_t largest = 0;
-  for (std::size_t bytes : options.sizes) largest = std::max(largest, bytes);
-  if (!options.copy_in) launch_options.arena_bytes = largest + 4096;
-  launch::launch_workers(resolved.topology, resolved.plan, launch_options, [&options](launch::WorkerContext& context) {
-    return bench::run_allreduce_bench(context.communicator, options, context.placement.threads) ? 0 : 2;
-  });
   return 0;
 }
 
@@ -111,7 +126,7 @@ int run_bench_train(BenchTrainFlags flags) {
   if (flags.options.one_padding) flags.options.padding = data::parse_padding(flags.padding, "--padding");
   if (flags.options.steps < 1) fail_input("--steps must be >= 1, not {}", flags.options.steps);
   if (flags.options.warmup < 0) fail_input("--warmup must be >= 0, not {}", flags.options.warmup);
-  if (flags.options.bf16 && !tensor::bf16_gemm_available()) {
+  if (flags.options.bf16 && !tensor::cpu_features().bf16_native()) {
     fail_input("--bf16 needs a CPU with AVX512-BF16 or AMX; this one has: {}",
                tensor::cpu_features().summary());
   }

@@ -1,10 +1,9 @@
 // `shmtrain train`: fine-tune a model from a TOML config and/or flags. Every option of the
 // table (cli/train_option_table.hpp) is both a config key and a --flag; the flag wins.
 //
-// One worker trains in this process. Several (one per socket by default, --nproc_per_node to
-// choose) are forked by the launcher: the inputs are read and checked here first, once, and the
-// workers inherit them; then oneTBB's threads are stopped, because fork() copies only the
-// calling thread.
+// The run is a launch job (TrainJob below, run by launch::run_job): one worker trains in this
+// process. Several (one per socket by default, --nproc_per_node to choose) are forked by the
+// launcher: the inputs are read and checked here first, once, and the workers inherit them.
 //
 // Under an MPI launcher (mpirun ... shmtrain train ...) nothing is forked: this process is one
 // rank of the job (launch/mpi_job.hpp). With --hostfile, shmtrain starts that mpirun itself.
@@ -24,9 +23,8 @@
 #include "shmtrain/cli/multi_node_flags.hpp"
 #include "shmtrain/cli/placement_flags.hpp"
 #include "shmtrain/cli/train_option_table.hpp"
-#include "shmtrain/launch/launcher.hpp"
+#include "shmtrain/launch/job.hpp"
 #include "shmtrain/launch/mpi_job.hpp"
-#include "shmtrain/tensor/threads.hpp"
 #include "shmtrain/train/output_dir.hpp"
 #include "shmtrain/train/trainer.hpp"
 
@@ -90,56 +88,6 @@ PlacementFlags placement_for(const TrainCommand& command, const train::TrainOpti
   return flags;
 }
 
-// One rank of an MPI job. Every rank reads the inputs itself; rank 0 alone prepares output_dir
-// and tells the others where training starts. A bad option or input is reported once, by rank 0.
-int run_train_under_mpi(const TrainCommand& command) {
-  launch::MpiJob job(command.multi_node.simulated_hosts);
-  train::TrainOptions options;
-  std::string options_toml;
-  job.together([&] {
-    if (wants_mpirun(command.multi_node)) {
-      fail_input("--hostfile and --nnodes start mpirun, and this shmtrain already runs under an MPI launcher: give "
-                 "the hostfile to mpirun instead");
-    }
-    options = resolve_options(command);
-    options_toml = train_options_to_toml(options);
-  });
-  PlacementFlags flags = placement_for(command, options);
-  flags.placement.unit = topo::parse_placement_unit(flags.unit);
-  const topo::PlacementEntry& entry = job.place(flags.source, flags.placement);
-  if (job.rank() == 0) {
-    fmt::print("{}", job.report());
-    std::fflush(stdout);
-  }
-  tensor::set_compute_threads(entry.threads);
-  std::optional<train::PreparedRun> prepared;
-  job.together([&] { prepared.emplace(train::prepare_inputs(options)); });
-  prepared->placement = placement_json({entry});  // this rank's; the others' are theirs to know
-  prepared->option_values = train_option_values(options);
-  if (options.dry_run) {
-    if (job.rank() == 0) {
-      train::print_dry_run(options, options_toml, *prepared, job.size(), entry.threads, stdout);
-    }
-    return 0;
-  }
-  job.together([&] {
-    if (job.rank() == 0) prepared->resume = train::prepare_output_dir(options, prepared->notes);
-  });
-  prepared->resume = job.broadcast_text(prepared->resume.string());
-  // No live progress line: an MPI launcher hands ranks a pseudo-terminal even when its own
-  // output goes to a file, so the line would garble logs.
-  train::TrainOptions rank_options = options;
-  rank_options.disable_tqdm = true;
-  launch::LaunchOptions launch_options;
-  launch_options.arena_bytes = train::shared_arena_bytes(options, *prepared, job.size());
-  launch_options.between_hosts_timeout = std::chrono::seconds(options.between_hosts_timeout_seconds());
-  launch_options.comm.transport.stall_timeout = std::chrono::seconds(options.stall_timeout_seconds());
-  return job.run(launch_options, [&](launch::WorkerContext& context) {
-    train::run_training(rank_options, options_toml, *prepared, context.communicator, stdout);
-    return 0;
-  });
-}
-
 // A run that fails before it writes anything leaves no empty output_dir behind: the folder it
 // created is removed when still empty (rmdir removes nothing else).
 class NewFolderGuard {
@@ -158,61 +106,92 @@ class NewFolderGuard {
   std::filesystem::path folder_;
 };
 
-int run_train(const TrainCommand& command) {
-  if (launch::started_by_mpi_launcher()) return run_train_under_mpi(command);
-  if (!wants_mpirun(command.multi_node)) check_simulated_hosts(command.multi_node);
-  const train::TrainOptions options = resolve_options(command);
-  const NewFolderGuard new_output_dir(options.dry_run ? std::filesystem::path() : options.output_dir);
-  const std::string options_toml = train_options_to_toml(options);
-  if (wants_mpirun(command.multi_node)) {
-    start_mpirun(command.multi_node, command.placement,
-                 std::chrono::seconds(options.between_hosts_timeout_seconds()));
-  }
-  const ResolvedPlacement placement = resolve_placement(placement_for(command, options));
-  const topo::PlacementPlan& plan = placement.plan;
-  const int workers = static_cast<int>(plan.workers.size());
-  const int threads = plan.workers.front().threads;
-  if (workers > 1 || options.dry_run) {
-    fmt::print("{}", topo::format_plan(plan));
-    std::fflush(stdout);
-  }
-  // The launcher tokenizes on every CPU it may use; a single worker on the threads it trains with.
-  tensor::set_compute_threads(workers > 1 ? tensor::allowed_cpu_count() : threads);
-  train::PreparedRun prepared = train::prepare_run(options);
-  prepared.placement = placement_json(plan.workers);
-  prepared.option_values = train_option_values(options);
-  if (options.dry_run) {
-    train::print_dry_run(options, options_toml, prepared, workers, threads, stdout);
-    return 0;
-  }
-  const launch::WorkerFunction worker = [&](launch::WorkerContext& context) {
-    train::run_training(options, options_toml, prepared, context.communicator, stdout);
-    return 0;
-  };
-  // One worker trains in this process, unless it may have to be restarted.
-  if (workers == 1 && options.max_restarts == 0) return launch::run_in_this_process(plan, worker);
-  tensor::stop_compute_threads();
-  launch::LaunchOptions launch_options;
-  launch_options.arena_bytes = train::shared_arena_bytes(options, prepared, workers);
-  launch_options.other_ranks_stdout = false;
-  launch_options.comm.transport.stall_timeout = std::chrono::seconds(options.stall_timeout_seconds());
-  // torchrun's --max_restarts: a failed job is torn down (launch_workers returns only once
-  // every worker is gone) and started again from its last checkpoint.
-  for (std::int64_t restart = 1;; ++restart) {
-    try {
-      launch::launch_workers(placement.topology, plan, launch_options, worker);
-      return 0;
-    } catch (const launch::WorkerFailure& failure) {
-      if (restart > options.max_restarts) throw;
-      prepared.notes.clear();
-      prepared.resume = train::prepare_restart(options, prepared.notes);
-      fmt::print(stderr, "shmtrain: {}\nshmtrain: restart {} of {}: {}\n", failure.what(), restart,
-                 options.max_restarts,
-                 prepared.resume.empty() ? std::string("from the start")
-                                         : "from " + prepared.resume.string());
-      std::fflush(stderr);
+// Training as a launch job (launch/job.hpp). Under MPI every rank reads the inputs itself;
+// rank 0 alone prepares output_dir and tells the others where training starts.
+class TrainJob final : public launch::JobBody {
+ public:
+  explicit TrainJob(const TrainCommand& command) : command_(command) {}
+
+  launch::ResolvedJob resolve() override {
+    const bool under_mpi = launch::started_by_mpi_launcher();
+    if (under_mpi && wants_mpirun(command_.multi_node)) {
+      fail_input("--hostfile and --nnodes start mpirun, and this shmtrain already runs under an MPI launcher: give "
+                 "the hostfile to mpirun instead");
     }
+    if (!under_mpi && !wants_mpirun(command_.multi_node)) check_simulated_hosts(command_.multi_node);
+    options_ = resolve_options(command_);
+    if (!under_mpi) new_output_dir_.emplace(options_.dry_run ? std::filesystem::path() : options_.output_dir);
+    options_toml_ = train_options_to_toml(options_);
+    if (!under_mpi && wants_mpirun(command_.multi_node)) {
+      start_mpirun(command_.multi_node, command_.placement,
+                   std::chrono::seconds(options_.between_hosts_timeout_seconds()));
+    }
+    const PlacementFlags flags = placement_for(command_, options_);
+    launch::ResolvedJob job;
+    job.source = flags.source;
+    job.placement = flags.placement;
+    job.placement.unit = topo::parse_placement_unit(flags.unit);
+    job.show_plan = under_mpi || options_.dry_run ? launch::ShowPlan::kAlways : launch::ShowPlan::kSeveralWorkers;
+    job.in_process = true;
+    job.max_restarts = options_.max_restarts;
+    job.launch.other_ranks_stdout = false;
+    job.launch.comm.transport.stall_timeout = std::chrono::seconds(options_.stall_timeout_seconds());
+    job.launch.between_hosts_timeout = std::chrono::seconds(options_.between_hosts_timeout_seconds());
+    return job;
   }
+
+  bool prepare(const launch::JobProcess& process) override {
+    process.together([&] { prepared_.emplace(train::prepare_inputs(options_)); });
+    prepared_->placement = placement_json(process.placement);
+    prepared_->option_values = train_option_values(options_);
+    if (options_.dry_run) {
+      if (process.rank == 0) {
+        train::print_dry_run(options_, options_toml_, *prepared_, process.workers, process.threads, stdout);
+      }
+      return false;
+    }
+    process.together([&] {
+      if (process.rank == 0) prepared_->resume = train::prepare_output_dir(options_, prepared_->notes);
+    });
+    prepared_->resume = process.broadcast_text(prepared_->resume.string());
+    // No live progress line under MPI: an MPI launcher hands ranks a pseudo-terminal even when
+    // its own output goes to a file, so the line would garble logs.
+    run_options_ = options_;
+    if (process.mpi != nullptr) run_options_.disable_tqdm = true;
+    return true;
+  }
+
+  std::size_t arena_bytes(const launch::JobProcess& process) override {
+    return train::shared_arena_bytes(options_, *prepared_, process.workers);
+  }
+
+  int work(launch::WorkerContext& context) override {
+    train::run_training(run_options_, options_toml_, *prepared_, context.communicator, stdout);
+    return 0;
+  }
+
+  // torchrun's --max_restarts: started again from the last checkpoint.
+  void before_restart(const launch::WorkerFailure& failure, std::int64_t restart) override {
+    prepared_->notes.clear();
+    prepared_->resume = train::prepare_restart(options_, prepared_->notes);
+    fmt::print(stderr, "shmtrain: {}\nshmtrain: restart {} of {}: {}\n", failure.what(), restart,
+               options_.max_restarts,
+               prepared_->resume.empty() ? std::string("from the start") : "from " + prepared_->resume.string());
+    std::fflush(stderr);
+  }
+
+ private:
+  const TrainCommand& command_;
+  train::TrainOptions options_;
+  train::TrainOptions run_options_;
+  std::string options_toml_;
+  std::optional<NewFolderGuard> new_output_dir_;
+  std::optional<train::PreparedRun> prepared_;
+};
+
+int run_train(const TrainCommand& command) {
+  TrainJob job(command);
+  return launch::run_job(job, command.multi_node.simulated_hosts);
 }
 
 }  // namespace

@@ -59,8 +59,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void reduce_avx5
 
 void reduce_bf16_into(tensor::bf16* const* dst, int destinations, const tensor::bf16* const* src, int sources,
                       std::size_t count, ReduceOp op, float divisor) {
-  const tensor::CpuFeatures& cpu = tensor::cpu_features();
-  if (cpu.avx512_core() && cpu.avx512_bf16) {
+  if (tensor::cpu_features().avx512_bf16_loops()) {
     reduce_avx512(dst, destinations, src, sources, count, op, divisor);
   } else {
     reduce_scalar(dst, destinations, src, sources, count, op, divisor);

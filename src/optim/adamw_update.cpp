@@ -23,9 +23,27 @@ void update_scalar(const AdamWPointers& at, std::int64_t i0, std::int64_t i1, co
   }
 }
 
+// The bf16 copy of 16 updated lanes: VCVTNEPS2BF16 where the CPU has it (kNativeBf16), else
+// to_bf16 on each lane, which rounds alike (bf16.cpp).
+template <bool kNativeBf16>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"), always_inline)) inline void store_bf16(
+    tensor::bf16* out, __mmask16 lanes, __m512 v) {
+  if constexpr (kNativeBf16) {
+    const __m256bh rounded = _mm512_cvtneps_pbh(v);
+    _mm256_mask_storeu_epi16(out, lanes, reinterpret_cast<const __m256i&>(rounded));
+  } else {
+    alignas(64) float values[16];
+    _mm512_store_ps(values, v);
+    for (int lane = 0; lane < 16; ++lane) {
+      if (((lanes >> lane) & 1u) != 0) out[lane] = tensor::to_bf16(values[lane]);
+    }
+  }
+}
+
 // The same arithmetic, 16 lanes at a time. The compiler leaves the scalar loop scalar: its
 // five streams may alias as far as it can tell. (The square root is the all-lanes maskz form:
 // GCC 12 warns falsely inside the plain one.)
+template <bool kNativeBf16>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void update_avx512(const AdamWPointers& at,
                                                                                   std::int64_t i0, std::int64_t i1,
                                                                                   const AdamWScalars& k) {
@@ -52,24 +70,18 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void update_avx5
     _mm512_mask_storeu_ps(at.exp_avg + i, lanes, m);
     _mm512_mask_storeu_ps(at.exp_avg_sq + i, lanes, v);
     _mm512_mask_storeu_ps(at.param + i, lanes, updated);
-    if (at.param16 != nullptr) {
-      const __m256bh rounded = _mm512_cvtneps_pbh(updated);
-      _mm256_mask_storeu_epi16(at.param16 + i, lanes, reinterpret_cast<const __m256i&>(rounded));
-    }
+    if (at.param16 != nullptr) store_bf16<kNativeBf16>(at.param16 + i, lanes, updated);
   }
-}
-
-bool have_avx512() {
-  static const bool have = tensor::cpu_features().avx512_core();
-  return have;
 }
 
 }  // namespace
 
 void adamw_update(const AdamWPointers& at, std::int64_t i0, std::int64_t i1, const AdamWScalars& k) {
-  // The bf16 copy exists only with --bf16, which requires AVX512-BF16 (or AMX, which comes with it).
-  if (have_avx512()) {
-    update_avx512(at, i0, i1, k);
+  const tensor::CpuFeatures& cpu = tensor::cpu_features();
+  if (cpu.avx512_bf16_loops()) {
+    update_avx512<true>(at, i0, i1, k);
+  } else if (cpu.avx512_core()) {
+    update_avx512<false>(at, i0, i1, k);
   } else {
     update_scalar(at, i0, i1, k);
   }

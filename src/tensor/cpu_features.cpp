@@ -3,6 +3,9 @@
 #include <cpuid.h>
 
 #include <cstdint>
+#include <cstdlib>
+
+#include "shmtrain/common/error.hpp"
 
 namespace shmtrain::tensor {
 namespace {
@@ -40,7 +43,21 @@ CpuFeatures detect() {
   return f;
 }
 
+CpuFeatures& active() {
+  static CpuFeatures features = [] {
+    const char* mask = std::getenv("SHMTRAIN_CPU_FEATURES");
+    return masked_cpu_features(detect(), mask != nullptr ? mask : "");
+  }();
+  return features;
+}
+
 }  // namespace
+
+Bf16Gemm CpuFeatures::bf16_gemm() const {
+  if (!avx512_core()) return Bf16Gemm::kFallback;
+  if (amx_tile && amx_bf16) return Bf16Gemm::kAmx;
+  return avx512_bf16 ? Bf16Gemm::kAvx512Bf16 : Bf16Gemm::kFallback;
+}
 
 std::string CpuFeatures::summary() const {
   std::string s;
@@ -57,9 +74,32 @@ std::string CpuFeatures::summary() const {
   return s.empty() ? "sse" : s;
 }
 
-const CpuFeatures& cpu_features() {
-  static const CpuFeatures features = detect();
+const CpuFeatures& cpu_features() { return active(); }
+
+CpuFeatures masked_cpu_features(CpuFeatures features, std::string_view mask) {
+  while (!mask.empty()) {
+    const std::size_t comma = mask.find(',');
+    const std::string_view item = mask.substr(0, comma);
+    mask = comma == std::string_view::npos ? std::string_view() : mask.substr(comma + 1);
+    if (item == "-avx512_bf16") {
+      features.avx512_bf16 = false;
+      features.amx_bf16 = false;
+    } else if (item == "-amx_bf16") {
+      features.amx_bf16 = false;
+    } else if (item == "-avx512") {
+      features.avx512f = features.avx512bw = features.avx512vl = features.avx512dq = false;
+      features.avx512_bf16 = features.amx_bf16 = false;
+    } else if (!item.empty()) {
+      fail_input("SHMTRAIN_CPU_FEATURES: '{}' is not a feature it can remove: give a comma-separated list of "
+                 "-avx512_bf16, -amx_bf16 and -avx512, or unset it",
+                 item);
+    }
+  }
   return features;
 }
+
+CpuFeatures detected_cpu_features() { return detect(); }
+
+void set_cpu_features(const CpuFeatures& features) { active() = features; }
 
 }  // namespace shmtrain::tensor

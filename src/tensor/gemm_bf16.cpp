@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <type_traits>
+#include <vector>
+
 #include "gemm_blocks.hpp"
 #include "onednn_matmul.hpp"
 #include "shmtrain/common/error.hpp"
@@ -16,12 +19,6 @@ using onednn::DataType;
 constexpr std::int64_t kSerialFlops = 1 << 18;
 // As for gemm(): blocks of 256 rows keep the kernels' rate, 64-row ones lose a tenth of it (bench/bench_gemm).
 constexpr std::int64_t kMinBlock = 256;
-
-void require_bf16() {
-  if (!bf16_gemm_available()) {
-    throw Error("bf16 GEMM called on a CPU without AVX512-BF16 or AMX (cpu has: " + cpu_features().summary() + ")");
-  }
-}
 
 onednn::MatmulShape shape_of(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
                              std::int64_t lda, std::int64_t ldb, std::int64_t ldc, DataType output, float alpha,
@@ -55,6 +52,49 @@ void empty_product(std::int64_t m, std::int64_t n, float beta, Out* c, std::int6
   }
 }
 
+// The stored (rows, cols) matrix read at leading dimension ld, widened into `out` packed
+// (leading dimension cols).
+void widen(std::vector<float>& out, const bf16* in, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+  out.resize(static_cast<std::size_t>(rows * cols));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < cols; ++c) out[static_cast<std::size_t>(r * cols + c)] = to_float(in[r * ld + c]);
+  }
+}
+
+// Bf16Gemm::kFallback: bf16 values are exact in float, so the fp32 GEMM of the widened inputs
+// is the same product, accumulated in float as oneDNN's; only the order of the sums differs.
+template <typename Out>
+void widened(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const bf16* a,
+             std::int64_t lda, const bf16* b, std::int64_t ldb, float beta, Out* c, std::int64_t ldc,
+             const float* bias) {
+  thread_local std::vector<float> wide_a, wide_b, wide_c;
+  const std::int64_t a_cols = trans_a == Trans::kNo ? k : m;
+  const std::int64_t b_cols = trans_b == Trans::kNo ? n : k;
+  widen(wide_a, a, trans_a == Trans::kNo ? m : k, a_cols, lda);
+  widen(wide_b, b, trans_b == Trans::kNo ? k : n, b_cols, ldb);
+  float* out = nullptr;
+  std::int64_t ldo = ldc;
+  if constexpr (std::is_same_v<Out, float>) {
+    out = c;
+  } else {
+    wide_c.assign(static_cast<std::size_t>(m * n), 0.0f);
+    out = wide_c.data();
+    ldo = n;
+  }
+  gemm_serial(trans_a, trans_b, m, n, k, alpha, wide_a.data(), a_cols, wide_b.data(), b_cols, beta, out, ldo);
+  if (std::is_same_v<Out, float> && bias == nullptr) return;
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      const float v = out[i * ldo + j] + (bias != nullptr ? bias[j] : 0.0f);
+      if constexpr (std::is_same_v<Out, float>) {
+        c[i * ldc + j] = v;
+      } else {
+        c[i * ldc + j] = to_bf16(v);
+      }
+    }
+  }
+}
+
 template <typename Out>
 void serial(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const bf16* a,
             std::int64_t lda, const bf16* b, std::int64_t ldb, float beta, Out* c, std::int64_t ldc,
@@ -62,6 +102,10 @@ void serial(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::i
   if (m == 0 || n == 0) return;
   if (k == 0) {
     empty_product(m, n, beta, c, ldc, bias);
+    return;
+  }
+  if (cpu_features().bf16_gemm() == Bf16Gemm::kFallback) {
+    widened(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias);
     return;
   }
   const DataType output = std::is_same_v<Out, float> ? DataType::kF32 : DataType::kBf16;
@@ -73,7 +117,6 @@ template <typename Out>
 void blocked(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const bf16* a,
              std::int64_t lda, const bf16* b, std::int64_t ldb, float beta, Out* c, std::int64_t ldc,
              const float* bias) {
-  require_bf16();
   if (bias != nullptr && alpha != 1.0f) throw Error("gemm_bf16: a bias needs alpha == 1");
   if (m == 0 || n == 0) return;
   if (m * n * k < kSerialFlops) {
@@ -90,11 +133,6 @@ void blocked(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::
 }
 
 }  // namespace
-
-bool bf16_gemm_available() {
-  const CpuFeatures& f = cpu_features();
-  return f.avx512_core() && (f.avx512_bf16 || (f.amx_tile && f.amx_bf16));
-}
 
 std::string gemm_backends_line(bool bf16) {
   std::string line = fmt::format("gemm: fp32 on OpenBLAS for products with a side over 512, on oneDNN {} below (attention, small layers)",

@@ -15,16 +15,11 @@ extern "C" __m512 _ZGVeN16v_expf(__m512 x);
 
 namespace shmtrain::tensor::vector_math {
 
-inline bool have_avx512() {
-  static const bool have = cpu_features().avx512_core();
-  return have;
-}
+// The rules are cpu_features.hpp's, asked on every call so that a mask set by a test holds.
+inline bool have_avx512() { return cpu_features().avx512_core(); }
 
 // AVX-512 with the bf16 conversions (VCVTNEPS2BF16): the bf16 stores of the vector loops.
-inline bool have_avx512_bf16() {
-  static const bool have = have_avx512() && cpu_features().avx512_bf16;
-  return have;
-}
+inline bool have_avx512_bf16() { return cpu_features().avx512_bf16_loops(); }
 
 // Lanes [0, count) set: the tail of a loop over n elements.
 __attribute__((target("avx512f"))) inline __mmask16 tail_mask(std::int64_t count) {

@@ -5,7 +5,6 @@
 #include "run_report.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/tensor/cpu_features.hpp"
-#include "shmtrain/tensor/gemm_bf16.hpp"
 #include "shmtrain/train/output_dir.hpp"
 #include "training_run.hpp"
 
@@ -13,7 +12,7 @@ namespace shmtrain::train {
 
 bool resolve_bf16(Bf16Mode mode, std::vector<std::string>& notes) {
   if (mode == Bf16Mode::kOff) return false;
-  if (tensor::bf16_gemm_available()) return true;
+  if (tensor::cpu_features().bf16_native()) return true;
   if (mode == Bf16Mode::kOn) {
     fail_input(
         "--bf16: this CPU has neither AVX512-BF16 nor AMX (it has: {}); pass --bf16 auto to train in fp32 "
@@ -38,12 +37,6 @@ EngineOptions engine_options(const TrainOptions& options, bool bf16) {
 std::size_t shared_arena_bytes(const TrainOptions& options, const PreparedRun& prepared, int workers) {
   return StepEngine::shared_arena_bytes(model::ParamTable::for_model(prepared.inputs.config), workers,
                                         engine_options(options, prepared.bf16));
-}
-
-PreparedRun prepare_run(const TrainOptions& options) {
-  PreparedRun prepared = prepare_inputs(options);
-  if (!options.dry_run) prepared.resume = prepare_output_dir(options, prepared.notes);
-  return prepared;
 }
 
 PreparedRun prepare_inputs(const TrainOptions& options) {

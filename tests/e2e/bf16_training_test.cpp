@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reference_run.hpp"
+#include "shmtrain/tensor/cpu_features.hpp"
 #include "shmtrain/tensor/gemm_bf16.hpp"
 #include "support/test_support.hpp"
 
@@ -49,7 +50,7 @@ double worst_relative(const std::vector<double>& actual, const std::vector<doubl
 }
 
 #define SKIP_WITHOUT_BF16() \
-  if (!tensor::bf16_gemm_available()) GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX"
+  if (!tensor::cpu_features().bf16_native()) GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX"
 
 // bf16 keeps 8 bits of mantissa: each GEMM input is off by up to 2^-9 relative. Over 20 steps
 // on this fixture that moves the loss by ~0.1% (PyTorch's autocast run: 0.10% from its fp32
@@ -110,7 +111,7 @@ TEST(Bf16Training, ModeIsCheckedAndResolvedAgainstTheCpu) {
   const CliRun on = run_shmtrain(flags_for(run, dir / "on", 1, "--bf16 --dry_run"));
   const CliRun automatic = run_shmtrain(flags_for(run, dir / "auto", 1, "--bf16 auto --dry_run"));
   ASSERT_EQ(automatic.exit_code, 0) << automatic.output();
-  if (tensor::bf16_gemm_available()) {
+  if (tensor::cpu_features().bf16_native()) {
     ASSERT_EQ(on.exit_code, 0) << on.output();
     EXPECT_NE(on.out.find("threads, bf16"), std::string::npos) << on.out;
     EXPECT_NE(automatic.out.find("threads, bf16"), std::string::npos) << automatic.out;

@@ -160,7 +160,7 @@ TEST(HubCommands, TheGuidesRunQaCommandRunsVerbatim) {
                 {"plain_text/validation-00000-of-00001.parquet", hub / "validation-00000-of-00001.parquet"}});
 
   // The guide's command asks for bf16, which needs AVX512-BF16 or AMX.
-  const bool bf16 = shmtrain::tensor::cpu_features().avx512_bf16 || shmtrain::tensor::cpu_features().amx_bf16;
+  const bool bf16 = shmtrain::tensor::cpu_features().bf16_native();
   const fs::path out = dir / "debug_squad";
   const CliRun run = with_cache(
       cache, "train --model_name_or_path google-bert/bert-large-uncased --dataset_name squad --do_train --do_eval "

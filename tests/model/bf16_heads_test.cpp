@@ -10,6 +10,7 @@
 #include "shmtrain/model/hf_config.hpp"
 #include "shmtrain/model/model_weights.hpp"
 #include "shmtrain/model/encoder_model.hpp"
+#include "shmtrain/tensor/cpu_features.hpp"
 #include "shmtrain/tensor/gemm_bf16.hpp"
 #include "model/fixture_batches.hpp"
 #include "support/test_support.hpp"
@@ -22,7 +23,7 @@ namespace fs = std::filesystem;
 class Bf16Heads : public ::testing::TestWithParam<std::pair<const char*, ModelHead>> {};
 
 TEST_P(Bf16Heads, OneStepMatchesFp32WithinBf16Rounding) {
-  if (!tensor::bf16_gemm_available()) GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX";
+  if (!tensor::cpu_features().bf16_native()) GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX";
   const fs::path folder = testing::fixtures_dir() / "reference_heads" / GetParam().first;
   BertConfig config = read_hf_config(folder / "config.json");
   config.head = GetParam().second;

@@ -8,6 +8,7 @@
 #include "shmtrain/bench/bert_workload.hpp"
 #include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/model/init.hpp"
+#include "shmtrain/tensor/cpu_features.hpp"
 #include "shmtrain/tensor/gemm_bf16.hpp"
 #include "model/fixture_batches.hpp"
 
@@ -36,7 +37,7 @@ StepOutput one_step(const BertConfig& config, const ParamTable& table, std::vect
 }
 
 TEST(Bf16Model, GradientsMatchFp32WithinBf16Rounding) {
-  if (!tensor::bf16_gemm_available()) GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX";
+  if (!tensor::cpu_features().bf16_native()) GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX";
   BertConfig config = bench::bench_preset("tiny");
   config.hidden_dropout_prob = 0.1;
   config.attention_probs_dropout_prob = 0.1;

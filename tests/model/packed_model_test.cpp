@@ -14,6 +14,7 @@
 #include "shmtrain/model/encoder_model.hpp"
 #include "shmtrain/model/hf_config.hpp"
 #include "shmtrain/model/model_weights.hpp"
+#include "shmtrain/tensor/cpu_features.hpp"
 #include "shmtrain/tensor/gemm_bf16.hpp"
 #include "support/test_support.hpp"
 
@@ -47,7 +48,7 @@ double row_cross_entropy(std::span<const float> pairs, std::int64_t length, int 
 
 TEST_P(PackedModel, OneStepMatchesThePaddedBatch) {
   const Case c = GetParam();
-  if (c.use_bf16 && !tensor::bf16_gemm_available())
+  if (c.use_bf16 && !tensor::cpu_features().bf16_native())
     GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX";
   const fs::path folder = testing::fixtures_dir() / c.folder;
   BertConfig config = read_hf_config(folder / "config.json");

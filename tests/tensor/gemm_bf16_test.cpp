@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "shmtrain/tensor/cpu_features.hpp"
 #include "shmtrain/tensor/threads.hpp"
 #include "support/test_support.hpp"
 #include "tensor/naive.hpp"
@@ -53,7 +54,7 @@ double relative_error(const std::vector<float>& actual, const Vec& expected) {
 }
 
 #define SKIP_WITHOUT_BF16()                                                             \
-  if (!bf16_gemm_available()) GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX"
+  if (!cpu_features().bf16_native()) GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX"
 
 TEST(Bf16, RoundsToNearestEven) {
   EXPECT_EQ(to_bf16(1.0f).bits, 0x3f80);

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "shmtrain/tensor/attention.hpp"
+#include "shmtrain/tensor/cpu_features.hpp"
 #include "shmtrain/tensor/gemm_bf16.hpp"
 #include "support/test_support.hpp"
 #include "tensor/naive.hpp"
@@ -135,7 +136,7 @@ TEST(PackedAttention, MatchesThePaddedKernelOnTheSameSequencesFp32) {
 }
 
 TEST(PackedAttention, MatchesThePaddedKernelOnTheSameSequencesBf16) {
-  if (!bf16_gemm_available()) GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX";
+  if (!cpu_features().bf16_native()) GTEST_SKIP() << "this CPU has neither AVX512-BF16 nor AMX";
   for (const auto& lengths : kLengthSets) {
     Result packed, padded;
     run_both<bf16>(lengths, packed, padded);

@@ -1,9 +1,10 @@
 #pragma once
 // Row-major GEMMs with bfloat16 inputs accumulated in float32 (the --bf16 path), through
-// oneDNN's matmul (AMX where the CPU has it, AVX512-BF16 otherwise). Split over the compute
+// oneDNN's matmul (AMX where the CPU has it, AVX512-BF16 otherwise), or where it has neither
+// (CpuFeatures::bf16_gemm(), cpu_features.hpp) as the fp32 GEMM of the inputs widened to float:
+// correct, and slower than fp32 itself, so --bf16 is refused there. Split over the compute
 // threads as gemm() splits its work: the block grid depends only on the shape, so results are
 // bit-identical whatever the number of threads.
-// REQUIRES: bf16_gemm_available().
 #include <cstdint>
 #include <string>
 
@@ -11,9 +12,6 @@
 #include "shmtrain/tensor/gemm.hpp"
 
 namespace shmtrain::tensor {
-
-// True when the CPU runs bf16 products natively (AVX512-BF16 or AMX).
-bool bf16_gemm_available();
 
 // The oneDNN kernels the two precisions run, for the start-up line: "fp32 linear layers on
 // OpenBLAS, attention on oneDNN brg:avx512_core; bf16 on oneDNN brg:avx512_core_bf16".

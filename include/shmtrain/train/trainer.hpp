@@ -53,14 +53,15 @@ struct PreparedRun {
   nlohmann::json option_values = nlohmann::json::object();
 };
 
-// --bf16 against this CPU: true when the GEMMs run in bf16. Throws InputError for --bf16 true
-// on a CPU without AVX512-BF16 or AMX; adds a note when auto falls back to fp32.
+// --bf16 against this CPU (CpuFeatures::bf16_native(), tensor/cpu_features.hpp): true when the
+// GEMMs run in bf16. Throws InputError for --bf16 true on a CPU without AVX512-BF16 or AMX;
+// adds a note when auto falls back to fp32.
 bool resolve_bf16(Bf16Mode mode, std::vector<std::string>& notes);
 
-// Throws InputError for bad input (every check that needs no model weights).
-PreparedRun prepare_run(const TrainOptions& options);
-// prepare_run without touching output_dir: what every rank of an MPI job reads for itself,
-// while rank 0 alone prepares output_dir (prepare_output_dir) and shares the resume decision.
+// The run's inputs, read and checked, without touching output_dir: what the launcher reads once
+// for its workers, and every rank of an MPI job for itself, while one process alone prepares
+// output_dir (prepare_output_dir) and shares the resume decision. Throws InputError for bad
+// input (every check that needs no model weights).
 PreparedRun prepare_inputs(const TrainOptions& options);
 
 // The step engine's options for a run: AdamW's hyper-parameters, sharding, bf16 (resolved).
