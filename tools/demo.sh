@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command 1: set up, build, and train a small BERT from random weights on the
-# built-in paraphrase task (demo/paraphrase), about two minutes on 2 cores. Extra arguments
+# built-in paraphrase task (demo/paraphrase): 1-3 minutes of training on 2 cores, after the set-up
+# and build (7-10 minutes the first time). Extra arguments
 # are passed to `shmtrain train` (e.g. --num_train_epochs 3 for a shorter run).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -191,6 +192,22 @@ TEST(TextTokenizeCommand, WordsWorkForAVocabTxtFolder) {
   EXPECT_EQ(json["tokens"].get<std::vector<std::string>>(),
             (std::vector<std::string>{"[CLS]", "the", "cat", "##s", "[SEP]"}));
   EXPECT_EQ(json["word_ids"].dump(), "[null,0,1,1,null]");
+}
+
+// The defect that started it: a BERT tokenizer.json folder (bert-base-uncased's shape, no
+// vocab.txt beside it) refused --words as "not a tokenizer.json folder". Expected tokens and
+// word ids: Hugging Face's tokenizers on the same file (tests/fixtures/tokenizers/cases.jsonl).
+TEST(TextTokenizeCommand, WordsWorkForABertTokenizerJsonFolder) {
+  TempDir dir;
+  std::filesystem::copy_file(shmtrain::testing::fixtures_dir() / "tokenizers" / "bert_wordpiece" / "tokenizer.json",
+                             dir / "tokenizer.json");
+  const CommandResult run = run_tokenize(dir, "--model " + dir.path().string() + " --words John lives in New York .");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json json = nlohmann::json::parse(run.out);
+  EXPECT_EQ(json["tokens"].get<std::vector<std::string>>(),
+            (std::vector<std::string>{"[CLS]", "j", "##o", "##h", "##n", "li", "##ve", "##s", "in", "new", "y", "##or",
+                                      "##k", ".", "[SEP]"}));
+  EXPECT_EQ(json["word_ids"].dump(), "[null,0,0,0,0,1,1,1,2,3,4,4,4,5,null]");
 }
 
 }  // namespace

@@ -173,7 +173,7 @@ TEST_F(Launcher, AJobStoppedAsAWholeAndResumedCarriesOn) {
 
 // The single-host path creates nothing in /dev/shm: the segment is an anonymous shared mapping
 // the workers inherit (comm/shm/segment.hpp), so a container's 64 MiB /dev/shm does not limit
-// the job (tests/launch/cli_test.cpp runs one under it) and nothing can be left there.
+// the job (tests/e2e/cli_test.cpp runs one under it) and nothing can be left there.
 TEST_F(Launcher, ATwoWorkerJobCreatesNothingInDevShm) {
   TempDir dir;
   const auto path = dir.path();
