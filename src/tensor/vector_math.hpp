@@ -10,8 +10,8 @@
 
 #include "shmtrain/tensor/cpu_features.hpp"
 
-extern "C" __m512 _ZGVeN16v_erff(__m512 x);
-extern "C" __m512 _ZGVeN16v_expf(__m512 x);
+extern "C" __attribute__((target("avx512f"))) __m512 _ZGVeN16v_erff(__m512 x);
+extern "C" __attribute__((target("avx512f"))) __m512 _ZGVeN16v_expf(__m512 x);
 
 namespace shmtrain::tensor::vector_math {
 
