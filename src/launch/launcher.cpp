@@ -19,8 +19,11 @@
 #include "worker_process.hpp"
 
 // OpenBLAS's worker pool is fork-safe: OpenBLAS shuts it down in a pthread_atfork handler and
-// restarts it on demand. Its threads are the only ones allowed to exist before fork().
-extern "C" int openblas_get_num_threads(void);
+// restarts it on demand. The launcher shuts it down itself before it counts threads, the same
+// call: the pool's size cannot be asked (openblas_get_num_threads says how many threads the
+// next call may use, 1 after set_compute_threads, while the pool started at load keeps its
+// threads). Weak: a BLAS without the pool has no such function.
+extern "C" void blas_thread_shutdown_(void) __attribute__((weak));
 
 namespace shmtrain::launch {
 namespace {
@@ -35,6 +38,19 @@ int threads_in_this_process() {
     if (line.starts_with("Threads:")) return std::stoi(line.substr(8));
   }
   return 1;  // no /proc: cannot tell, and fork() itself will not fail for it
+}
+
+// A thread joined a moment ago (oneTBB's workers, just stopped by stop_compute_threads) may still
+// be counted: pthread_join returns when the thread clears its tid, a step of its exit that comes
+// before the kernel takes it out of the thread group, and on a loaded machine the rest of the
+// exit can wait for a CPU. Such a thread is gone within milliseconds; one that runs stays.
+int threads_once_joined_ones_left(int allowed) {
+  int threads = threads_in_this_process();
+  for (int waited_ms = 0; threads > allowed && waited_ms < 2000; waited_ms += 5) {
+    usleep(5000);
+    threads = threads_in_this_process();
+  }
+  return threads;
 }
 
 // The launcher's signals arrive through a signalfd; they stay blocked until it is closed and
@@ -95,11 +111,12 @@ std::string describe_wait_status(int status) {
 void launch_workers(const topo::Topology& topology, const topo::PlacementPlan& plan, const LaunchOptions& options,
                     const WorkerFunction& worker) {
   if (plan.workers.empty()) throw InputError("the placement plan holds no worker");
-  const int blas_pool = std::max(0, openblas_get_num_threads() - 1);
-  if (const int threads = threads_in_this_process(); threads > 1 + blas_pool + kSanitizerThreads) {
-    throw Error(fmt::format("launch_workers: {} threads run in this process ({} of them OpenBLAS's); workers must "
-                            "be forked before any other thread starts (oneTBB, std::thread)",
-                            threads, blas_pool));
+  if (blas_thread_shutdown_ != nullptr) blas_thread_shutdown_();
+  const int allowed = 1 + kSanitizerThreads;
+  if (const int threads = threads_once_joined_ones_left(allowed); threads > allowed) {
+    throw Error(fmt::format("launch_workers: {} threads run in this process; workers must be forked before any "
+                            "other thread starts (oneTBB, std::thread)",
+                            threads));
   }
 
   // Mapped before fork, inherited by every worker, gone with the last of them: nothing in /dev/shm.

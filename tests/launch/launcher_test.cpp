@@ -8,12 +8,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <future>
 #include <thread>
 
+#include <tbb/parallel_for.h>
+
 #include "launcher_harness.hpp"
 #include "shmtrain/comm/shm/segment.hpp"
+#include "shmtrain/tensor/threads.hpp"
 
 namespace shmtrain::testing {
 namespace {
@@ -302,7 +306,6 @@ TEST_F(Launcher, OtherRanksLinesArePrefixedWithTheirRank) {
 }
 
 TEST_F(Launcher, RefusesToForkWhileAnotherThreadRuns) {
-  // Two threads: the check allows for OpenBLAS's pool, which may or may not be running.
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   std::thread first([released] { released.wait(); });
@@ -316,6 +319,23 @@ TEST_F(Launcher, RefusesToForkWhileAnotherThreadRuns) {
   release.set_value();
   first.join();
   second.join();
+}
+
+TEST_F(Launcher, ForksRightAfterTheComputeThreadsWereStopped) {
+  // What the training launcher does: tokenize on oneTBB's threads, stop them, fork at once. A
+  // stopped thread can still be counted by the kernel for a moment (one round in a few hundred here
+  // without the launcher's wait), which once failed a CI run. OpenBLAS's pool (OPENBLAS_NUM_THREADS is not 1
+  // here) is running too, and shrunk to one thread by set_compute_threads.
+  const topo::Topology topology = topo::Topology::load({"package:1 core:4 pu:1", ""});
+  const topo::PlacementPlan plan = topo::make_plan(topology, {.nproc_per_node = 1});
+  tensor::set_compute_threads(2);
+  for (int round = 0; round < 600; ++round) {
+    std::atomic<long> sum{0};
+    tbb::parallel_for(0, 1000, [&sum](int i) { sum += i; });
+    tensor::stop_compute_threads();
+    ASSERT_NO_THROW(launch::launch_workers(topology, plan, {}, [](launch::WorkerContext&) { return 0; }))
+        << "round " << round;
+  }
 }
 
 }  // namespace
