@@ -10,13 +10,6 @@ namespace {
 
 CBLAS_TRANSPOSE to_cblas(Trans t) { return t == Trans::kNo ? CblasNoTrans : CblasTrans; }
 
-// Below this many multiply-adds one call on one thread is cheaper than splitting.
-constexpr std::int64_t kSerialFlops = 1 << 18;
-// Blocks of C are at least this many rows or columns: each block is one OpenBLAS call that
-// packs its share of A and all of B (or the reverse) again, so small blocks spend their time
-// packing: 64-row blocks of a BERT-base product lose 20-45% of the rate, 256-row ones a few
-// percent (bench/bench_gemm). 4096 tokens still give 16 blocks to spread over the threads.
-constexpr std::int64_t kMinBlock = 256;
 // Products with both sides of C and the inner dimension at most this long (the attention
 // products up to seq 512, small models' blocks) run on oneDNN, whose brgemm kernels need no
 // packing copies and measure 1.3-1.9x OpenBLAS there (bench/bench_gemm); larger ones on
@@ -68,11 +61,11 @@ void gemm(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int
           const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
           std::int64_t ldc) {
   if (m == 0 || n == 0) return;
-  if (m * n * k < kSerialFlops) {
+  if (m * n * k < gemm_blocks::kSerialFlops) {
     gemm_serial(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
-  gemm_blocks::for_each_block(trans_a, trans_b, m, n, lda, ldb, ldc, kMinBlock,
+  gemm_blocks::for_each_block(trans_a, trans_b, m, n, lda, ldb, ldc, gemm_blocks::kMinBlock,
                               [&](std::int64_t bm, std::int64_t bn, std::int64_t a_at, std::int64_t b_at,
                                   std::int64_t c_at) {
                                 gemm_serial(trans_a, trans_b, bm, bn, k, alpha, a + a_at, lda, b + b_at, ldb, beta,

@@ -15,10 +15,6 @@ namespace {
 
 using onednn::DataType;
 
-// Below this many multiply-adds one call on one thread is cheaper than splitting.
-constexpr std::int64_t kSerialFlops = 1 << 18;
-// As for gemm(): blocks of 256 rows keep the kernels' rate, 64-row ones lose a tenth of it (bench/bench_gemm).
-constexpr std::int64_t kMinBlock = 256;
 
 onednn::MatmulShape shape_of(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
                              std::int64_t lda, std::int64_t ldb, std::int64_t ldc, DataType output, float alpha,
@@ -119,11 +115,11 @@ void blocked(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::
              const float* bias) {
   if (bias != nullptr && alpha != 1.0f) throw Error("gemm_bf16: a bias needs alpha == 1");
   if (m == 0 || n == 0) return;
-  if (m * n * k < kSerialFlops) {
+  if (m * n * k < gemm_blocks::kSerialFlops) {
     serial(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias);
     return;
   }
-  gemm_blocks::for_each_block(trans_a, trans_b, m, n, lda, ldb, ldc, kMinBlock,
+  gemm_blocks::for_each_block(trans_a, trans_b, m, n, lda, ldb, ldc, gemm_blocks::kMinBlock,
                               [&](std::int64_t bm, std::int64_t bn, std::int64_t a_at, std::int64_t b_at,
                                   std::int64_t c_at) {
                                 const float* block_bias = bias != nullptr ? bias + c_at % ldc : nullptr;

@@ -12,6 +12,15 @@
 
 namespace shmtrain::tensor::gemm_blocks {
 
+// Below this many multiply-adds one call on one thread is cheaper than splitting.
+constexpr std::int64_t kSerialFlops = 1 << 18;
+// Blocks of C are at least this many rows or columns: each block is one kernel call that packs
+// its share of A and all of B (or the reverse) again, so small blocks spend their time packing:
+// 64-row blocks of a BERT-base product lose 20-45% of OpenBLAS's fp32 rate and a tenth of the
+// bf16 kernels', 256-row ones a few percent (bench/bench_gemm). 4096 tokens still give 16 blocks
+// to spread over the threads.
+constexpr std::int64_t kMinBlock = 256;
+
 // body(m, n, a_offset, b_offset, c_offset): one block, as element offsets into A, B and C.
 // min_block: the smallest block side (a multiple of the kernels' register tiles).
 template <typename Body>

@@ -27,13 +27,9 @@
 #include "shmtrain/train/output_dir.hpp"
 
 namespace shmtrain::train {
-namespace {
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
-
-}  // namespace
 
 TrainingRun::TrainingRun(const TrainOptions& options, const std::string& options_toml,
                          const PreparedRun& prepared, comm::Communicator& comm, std::FILE* out)

@@ -24,6 +24,9 @@
 
 namespace shmtrain::train {
 
+// Seconds from start to now (the step profile's and the log's timings).
+double seconds_since(std::chrono::steady_clock::time_point start);
+
 class TrainingRun {
  public:
   TrainingRun(const TrainOptions& options, const std::string& options_toml, const PreparedRun& prepared,

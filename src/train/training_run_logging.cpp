@@ -11,10 +11,6 @@
 namespace shmtrain::train {
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // metrics.jsonl's "workers": each rank's seconds per step, rounded to the microsecond.
 nlohmann::json workers_json(const std::vector<WorkerSeconds>& workers) {
   const auto us = [](double seconds) { return std::round(seconds * 1e6) / 1e6; };

@@ -25,6 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using shmtrain::testing::CliRun;
 using shmtrain::testing::folder_entries;
+using shmtrain::testing::logged_losses;
 using shmtrain::testing::read_file;
 using shmtrain::testing::run_command;
 using shmtrain::testing::shmtrain_binary;
@@ -39,20 +40,13 @@ struct Fault {
 };
 
 // 12 steps, a checkpoint every 3, evaluations at steps 4 and 8 and at the end.
-const std::string kFlags =
+const std::string kFaultRunFlags =
     "train --config configs/demo.toml --nproc_per_node 2 --max_steps 12 --save_steps 3 --logging_steps 1 "
     "--eval_steps 4 --max_eval_samples 96 --report_to none --ddp_timeout 3 --overwrite_output_dir false";
 
 CliRun train(const fs::path& out, const std::string& environment, const std::string& extra = "") {
   return run_command(fmt::format("cd {} && env {} {} {} --output_dir {} {}", source_dir().string(), environment,
-                                 shmtrain_binary().string(), kFlags, out.string(), extra));
-}
-
-// Each logged training loss, in order (metric_by_step's values).
-std::vector<double> losses(const fs::path& metrics) {
-  std::vector<double> out;
-  for (const auto& [step, loss] : shmtrain::testing::metric_by_step(metrics, "loss")) out.push_back(loss);
-  return out;
+                                 shmtrain_binary().string(), kFaultRunFlags, out.string(), extra));
 }
 
 // shmtrain's own entries of /dev/shm (other programs' come and go beside the test).
@@ -103,7 +97,7 @@ TEST_P(FaultInjection, TheJobEndsCleanlyAndResumesToTheSameRun) {
   if (checkpoint) {
     EXPECT_NE(resumed.out.find("resumed from"), std::string::npos) << resumed.out;
   }
-  EXPECT_EQ(losses(out / "metrics.jsonl"), losses(dir / "straight" / "metrics.jsonl"));
+  EXPECT_EQ(logged_losses(out / "metrics.jsonl"), logged_losses(dir / "straight" / "metrics.jsonl"));
   EXPECT_EQ(read_file(out / "model.safetensors"), read_file(dir / "straight" / "model.safetensors"));
   const auto accuracy = [](const fs::path& file) {
     return nlohmann::json::parse(read_file(file))["eval_accuracy"].get<double>();

@@ -17,6 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using shmtrain::testing::CliRun;
+using shmtrain::testing::logged_losses;
 using shmtrain::testing::read_file;
 using shmtrain::testing::run_command;
 using shmtrain::testing::run_shmtrain;
@@ -24,27 +25,20 @@ using shmtrain::testing::shmtrain_binary;
 using shmtrain::testing::source_dir;
 using shmtrain::testing::TempDir;
 
-// Each logged training loss, in order (metric_by_step's values).
-std::vector<double> losses(const fs::path& metrics) {
-  std::vector<double> out;
-  for (const auto& [step, loss] : shmtrain::testing::metric_by_step(metrics, "loss")) out.push_back(loss);
-  return out;
-}
-
-const std::string kFlags =
+const std::string kRestartRunFlags =
     "train --config configs/demo.toml --nproc_per_node 2 --max_steps 60 --save_steps 20 --logging_steps 5 "
     "--do_eval false --report_to none";
 
 TEST(MaxRestarts, AKilledWorkerRestartsTheJobFromItsLastCheckpoint) {
   const TempDir dir;
-  const CliRun straight = run_shmtrain(kFlags + " --output_dir " + (dir / "straight").string(), source_dir());
+  const CliRun straight = run_shmtrain(kRestartRunFlags + " --output_dir " + (dir / "straight").string(), source_dir());
   ASSERT_EQ(straight.exit_code, 0) << straight.output();
 
   const fs::path out = dir / "restarted";
   const std::string start = fmt::format(
       "(cd {} && {} {} --max_restarts 2 --output_dir {} > {} 2>&1 & echo $! > {}; wait $!; echo $? > {}) "
       "> /dev/null 2>&1 & echo started",
-      source_dir().string(), shmtrain_binary().string(), kFlags, out.string(), (dir / "log").string(),
+      source_dir().string(), shmtrain_binary().string(), kRestartRunFlags, out.string(), (dir / "log").string(),
       (dir / "launcher.pid").string(), (dir / "exit").string());
   ASSERT_EQ(run_command(start).exit_code, 0);
   // Once the first checkpoint is written, one worker is killed.
@@ -68,7 +62,7 @@ TEST(MaxRestarts, AKilledWorkerRestartsTheJobFromItsLastCheckpoint) {
   EXPECT_EQ(read_file(dir / "exit"), "0\n") << log;
   EXPECT_NE(log.find("restart 1 of 2: from " + (out / "checkpoint-").string()), std::string::npos) << log;
   EXPECT_NE(log.find("resumed from"), std::string::npos) << log;
-  EXPECT_EQ(losses(out / "metrics.jsonl"), losses(dir / "straight" / "metrics.jsonl"));
+  EXPECT_EQ(logged_losses(out / "metrics.jsonl"), logged_losses(dir / "straight" / "metrics.jsonl"));
   EXPECT_EQ(read_file(out / "model.safetensors"), read_file(dir / "straight" / "model.safetensors"));
 }
 
@@ -76,7 +70,7 @@ TEST(MaxRestarts, WithoutRestartsAFailedJobFailsAsBefore) {
   const TempDir dir;
   // A worker that fails at once: a resume from a checkpoint folder that is not one.
   fs::create_directories(dir / "bogus");
-  const CliRun run = run_shmtrain(kFlags + " --max_restarts 0 --output_dir " + (dir / "out").string() +
+  const CliRun run = run_shmtrain(kRestartRunFlags + " --max_restarts 0 --output_dir " + (dir / "out").string() +
                                       " --resume_from_checkpoint " + (dir / "bogus").string(),
                                   source_dir());
   EXPECT_EQ(run.exit_code, 1) << run.output();

@@ -131,4 +131,10 @@ void expect_same_weights(const std::filesystem::path& actual, const std::filesys
   EXPECT_LE(std::sqrt(diff), 1e-5 * std::sqrt(norm));
 }
 
+std::vector<double> logged_losses(const std::filesystem::path& metrics) {
+  std::vector<double> out;
+  for (const auto& [step, loss] : metric_by_step(metrics, "loss")) out.push_back(loss);
+  return out;
+}
+
 }  // namespace shmtrain::testing

@@ -29,6 +29,9 @@ std::filesystem::path write_tiny_roberta_config(const TempDir& dir, bool dropout
 // The "loss" (or another key) of each record of a metrics.jsonl that has it, by step.
 std::vector<std::pair<long, double>> metric_by_step(const std::filesystem::path& metrics, const std::string& key);
 
+// Each logged training loss of a metrics.jsonl, in order (metric_by_step's values).
+std::vector<double> logged_losses(const std::filesystem::path& metrics);
+
 // The weights in two model.safetensors agree within 1e-5 as the norm of the whole model's
 // difference relative to its norm, and elementwise within 1e-4 (gtest expectations).
 void expect_same_weights(const std::filesystem::path& actual, const std::filesystem::path& expected);

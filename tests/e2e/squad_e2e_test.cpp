@@ -3,16 +3,15 @@
 // question-answering model train from random weights, the run writes eval_predictions.json and
 // eval_results.json, and this test scores the predictions again with its own code.
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "reference_run.hpp"
+#include "squad_rescoring.hpp"
 #include "shmtrain/model/hf_config.hpp"
 #include "shmtrain/io/safetensors.hpp"
 #include "support/test_support.hpp"
@@ -31,39 +30,6 @@ std::string qa_flags(const std::string& config, const fs::path& output_dir) {
          (f / "dev.json").string() + " --output_dir " + output_dir.string() +
          " --max_seq_length 48 --doc_stride 16 --learning_rate 3e-3 --warmup_ratio 0.1 --num_train_epochs 10"
          " --logging_steps 20 --save_steps 0 --per_device_eval_batch_size 1 --do_eval";
-}
-
-// The SQuAD v1.1 scorer written again, for this ASCII-cased data: lower-case, drop ASCII
-// punctuation, drop the words a/an/the, split on spaces.
-std::vector<std::string> normalized_words(const std::string& text) {
-  std::string kept;
-  for (const char c : text) {
-    if (std::ispunct(static_cast<unsigned char>(c))) continue;
-    kept += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  std::istringstream in(kept);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) {
-    if (w != "a" && w != "an" && w != "the") words.push_back(w);
-  }
-  return words;
-}
-
-double f1(const std::string& prediction, const std::string& truth) {
-  const auto p = normalized_words(prediction);
-  auto t = normalized_words(truth);
-  int same = 0;
-  for (const std::string& w : p) {
-    const auto it = std::find(t.begin(), t.end(), w);
-    if (it != t.end()) {
-      t.erase(it);
-      ++same;
-    }
-  }
-  if (same == 0) return 0;
-  const double precision = static_cast<double>(same) / static_cast<double>(p.size());
-  const double recall = static_cast<double>(same) / static_cast<double>(normalized_words(truth).size());
-  return 2 * precision * recall / (precision + recall);
 }
 
 struct Rescored {
@@ -91,8 +57,8 @@ Rescored rescore(const fs::path& output_dir) {
       double best_f1 = 0;
       for (const auto& gold : qa.at("answers")) {
         best_em =
-            std::max(best_em, normalized_words(answer) == normalized_words(gold.at("text")) ? 1.0 : 0.0);
-        best_f1 = std::max(best_f1, f1(answer, gold.at("text")));
+            std::max(best_em, squad_words(answer) == squad_words(gold.at("text")) ? 1.0 : 0.0);
+        best_f1 = std::max(best_f1, squad_f1(answer, gold.at("text")));
       }
       scores.exact_match += best_em;
       scores.f1 += best_f1;

@@ -5,9 +5,7 @@
 // scores eval_predictions.json again with its own code and checks the threshold rule against
 // the null odds.
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "squad_rescoring.hpp"
 #include "support/test_support.hpp"
 
 namespace shmtrain::testing {
@@ -37,42 +36,6 @@ std::string v2_flags(const fs::path& output_dir) {
       (model_files() / "bert_config.json").string(), (model_files() / "vocab.txt").string(),
       (data() / "train.json").string(), (data() / "dev.json").string(), (data() / "dev.json").string(),
       output_dir.string());
-}
-
-// SQuAD's normalisation for this data (ASCII capitals and punctuation): lower-case, drop ASCII
-// punctuation, drop the words a/an/the, split on spaces.
-std::vector<std::string> normalized_words(const std::string& text) {
-  std::string kept;
-  for (const char c : text) {
-    if (std::ispunct(static_cast<unsigned char>(c))) continue;
-    kept += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  std::istringstream in(kept);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) {
-    if (w != "a" && w != "an" && w != "the") words.push_back(w);
-  }
-  return words;
-}
-
-// evaluate-v2.0.py's compute_f1: 1 when both sides have no words, 0 when one has none.
-double f1(const std::string& prediction, const std::string& truth) {
-  const auto p = normalized_words(prediction);
-  auto t = normalized_words(truth);
-  if (p.empty() || t.empty()) return p.empty() && t.empty() ? 1.0 : 0.0;
-  const double gold_words = static_cast<double>(t.size());
-  int same = 0;
-  for (const std::string& w : p) {
-    const auto it = std::find(t.begin(), t.end(), w);
-    if (it != t.end()) {
-      t.erase(it);
-      ++same;
-    }
-  }
-  if (same == 0) return 0;
-  const double precision = same / static_cast<double>(p.size());
-  const double recall = same / gold_words;
-  return 2 * precision * recall / (precision + recall);
 }
 
 struct Question {
@@ -121,8 +84,8 @@ void expect_metrics_match_predictions(const fs::path& out) {
     double e = 0;
     double f = 0;
     for (const std::string& gold : golds) {
-      e = std::max(e, normalized_words(answer) == normalized_words(gold) ? 1.0 : 0.0);
-      f = std::max(f, f1(answer, gold));
+      e = std::max(e, squad_words(answer) == squad_words(gold) ? 1.0 : 0.0);
+      f = std::max(f, squad_f1(answer, gold));
     }
     const int has = q.golds.empty() ? 0 : 1;
     exact[has] += e;

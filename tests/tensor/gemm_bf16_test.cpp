@@ -27,23 +27,6 @@ Vec rounded(const Vec& v) {
   return out;
 }
 
-// C = alpha op(A) op(B) + beta C (+ bias on every row), textbook loops in double.
-Vec naive_gemm(Trans ta, Trans tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const Vec& a,
-               const Vec& b, double beta, const Vec& c, const Vec* bias = nullptr) {
-  Vec out(static_cast<std::size_t>(m * n));
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < n; ++j) {
-      double s = 0;
-      for (std::int64_t l = 0; l < k; ++l) {
-        const double av = ta == Trans::kNo ? a[i * k + l] : a[l * m + i];
-        const double bv = tb == Trans::kNo ? b[l * n + j] : b[j * k + l];
-        s += av * bv;
-      }
-      out[i * n + j] = alpha * s + beta * c[i * n + j] + (bias != nullptr ? (*bias)[j] : 0.0);
-    }
-  return out;
-}
-
 double relative_error(const std::vector<float>& actual, const Vec& expected) {
   double diff = 0, norm = 0;
   for (std::size_t i = 0; i < actual.size(); ++i) {
@@ -102,10 +85,10 @@ TEST_P(GemmBf16Shapes, MatchesNaiveLoopsForEveryTransposition) {
       std::vector<float> out = naive::to_float(c);
       gemm_bf16(ta, tb, m, n, k, 0.5f, a16.data(), ta == Trans::kNo ? k : m, b16.data(), tb == Trans::kNo ? n : k,
                 2.0f, out.data(), n);
-      const Vec exact = naive_gemm(ta, tb, m, n, k, 0.5, rounded(a), rounded(b), 2.0, c);
+      const Vec exact = naive::gemm(ta, tb, m, n, k, 0.5, rounded(a), rounded(b), 2.0, c);
       EXPECT_TRUE(testing::all_close(out, naive::to_float(exact), 1e-5 * std::sqrt(static_cast<double>(k) + 1), 1e-6))
           << "m=" << m << " n=" << n << " k=" << k;
-      EXPECT_LT(relative_error(out, naive_gemm(ta, tb, m, n, k, 0.5, a, b, 2.0, c)), 4e-3)
+      EXPECT_LT(relative_error(out, naive::gemm(ta, tb, m, n, k, 0.5, a, b, 2.0, c)), 4e-3)
           << "m=" << m << " n=" << n << " k=" << k;
     }
 }
@@ -134,10 +117,10 @@ TEST(GemmBf16, BertBaseShapes) {
     std::vector<float> out(zero.size());
     gemm_bf16(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a16.data(), s.ta == Trans::kNo ? s.k : s.m, b16.data(),
               s.tb == Trans::kNo ? s.n : s.k, 0.0f, out.data(), s.n);
-    const Vec exact = naive_gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0, rounded(a), rounded(b), 0.0, zero);
+    const Vec exact = naive::gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0, rounded(a), rounded(b), 0.0, zero);
     EXPECT_TRUE(testing::all_close(out, naive::to_float(exact), 1e-5 * std::sqrt(static_cast<double>(s.k)), 1e-6))
         << s.m << "x" << s.n << "x" << s.k;
-    EXPECT_LT(relative_error(out, naive_gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0, a, b, 0.0, zero)), 4e-3);
+    EXPECT_LT(relative_error(out, naive::gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0, a, b, 0.0, zero)), 4e-3);
   }
 }
 
@@ -150,7 +133,7 @@ TEST(GemmBf16, BiasAndBf16Output) {
   const Vec zero(static_cast<std::size_t>(m * n), 0.0);
   const auto a16 = to_bf16_vec(a), b16 = to_bf16_vec(b);
   const auto bias_f = naive::to_float(bias);
-  const Vec exact = naive_gemm(Trans::kNo, Trans::kYes, m, n, k, 1.0, rounded(a), rounded(b), 0.0, zero, &bias);
+  const Vec exact = naive::gemm(Trans::kNo, Trans::kYes, m, n, k, 1.0, rounded(a), rounded(b), 0.0, zero, &bias);
 
   std::vector<float> out(zero.size(), std::numeric_limits<float>::quiet_NaN());  // beta 0 ignores C
   gemm_bf16(Trans::kNo, Trans::kYes, m, n, k, 1.0f, a16.data(), k, b16.data(), k, 0.0f, out.data(), n, bias_f.data());
@@ -170,7 +153,7 @@ TEST(GemmBf16, BiasAndBf16Output) {
   const auto bias2_f = naive::to_float(bias2);
   gemm_bf16(Trans::kNo, Trans::kYes, 8, 700, 64, 1.0f, a2_16.data(), 64, b2_16.data(), 64, 0.0f, wide.data(), 700,
             bias2_f.data());
-  const Vec exact2 = naive_gemm(Trans::kNo, Trans::kYes, 8, 700, 64, 1.0, rounded(a2), rounded(b2), 0.0,
+  const Vec exact2 = naive::gemm(Trans::kNo, Trans::kYes, 8, 700, 64, 1.0, rounded(a2), rounded(b2), 0.0,
                                 Vec(wide.size(), 0.0), &bias2);
   EXPECT_TRUE(testing::all_close(wide, naive::to_float(exact2), 1e-4, 1e-6));
 }

@@ -11,23 +11,6 @@ namespace {
 
 using naive::Vec;
 
-// C = alpha op(A) op(B) + beta C with textbook loops, row-major.
-Vec naive_gemm(Trans ta, Trans tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const Vec& a,
-               const Vec& b, double beta, const Vec& c) {
-  Vec out = c;
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < n; ++j) {
-      double s = 0;
-      for (std::int64_t l = 0; l < k; ++l) {
-        const double av = ta == Trans::kNo ? a[i * k + l] : a[l * m + i];
-        const double bv = tb == Trans::kNo ? b[l * n + j] : b[j * k + l];
-        s += av * bv;
-      }
-      out[i * n + j] = alpha * s + beta * c[i * n + j];
-    }
-  return out;
-}
-
 struct GemmCase {
   std::int64_t m, n, k;
 };
@@ -45,7 +28,7 @@ TEST_P(GemmShapes, MatchesNaiveLoopsForEveryTransposition) {
       const auto af = naive::to_float(a), bf = naive::to_float(b);
       gemm(ta, tb, m, n, k, 0.5f, af.data(), ta == Trans::kNo ? k : m, bf.data(), tb == Trans::kNo ? n : k, 2.0f,
            out.data(), n);
-      const auto expected = naive::to_float(naive_gemm(ta, tb, m, n, k, 0.5, a, b, 2.0, c));
+      const auto expected = naive::to_float(naive::gemm(ta, tb, m, n, k, 0.5, a, b, 2.0, c));
       // float accumulation over k terms of unit variance: error grows like sqrt(k) * eps.
       EXPECT_TRUE(testing::all_close(out, expected, 1e-4 * std::sqrt(static_cast<double>(k) + 1), 1e-5))
           << "m=" << m << " n=" << n << " k=" << k;

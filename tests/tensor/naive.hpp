@@ -8,6 +8,8 @@
 #include <random>
 #include <vector>
 
+#include "shmtrain/tensor/gemm.hpp"
+
 namespace shmtrain::naive {
 
 using Vec = std::vector<double>;
@@ -18,6 +20,24 @@ inline Vec random_vec(std::size_t n, std::uint32_t seed, double scale = 1.0) {
   Vec v(n);
   for (double& x : v) x = dist(rng);
   return v;
+}
+
+// C = alpha op(A) op(B) + beta C (+ bias on every row), row-major.
+inline Vec gemm(tensor::Trans ta, tensor::Trans tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
+                const Vec& a, const Vec& b, double beta, const Vec& c, const Vec* bias = nullptr) {
+  Vec out(static_cast<std::size_t>(m * n));
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (std::int64_t l = 0; l < k; ++l) {
+        const double av = ta == tensor::Trans::kNo ? a[i * k + l] : a[l * m + i];
+        const double bv = tb == tensor::Trans::kNo ? b[l * n + j] : b[j * k + l];
+        s += av * bv;
+      }
+      out[i * n + j] = alpha * s + beta * c[i * n + j] + (bias != nullptr ? (*bias)[j] : 0.0);
+    }
+  }
+  return out;
 }
 
 inline std::vector<float> to_float(const Vec& v) { return {v.begin(), v.end()}; }

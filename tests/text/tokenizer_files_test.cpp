@@ -104,9 +104,9 @@ TEST(TextTokenizerFiles, CommandLineOverrideWinsAndStripAccentsFollowsIt) {
 
 TEST(TextTokenizerFiles, TokenizerJsonGivesVocabularyNormalizerAndAddedTokens) {
   TempDir dir;
-  nlohmann::json json = bert_tokenizer_json(false);
-  json["added_tokens"].push_back({{"id", 999}, {"content", "<ent>"}, {"special", true}});
-  write_file(dir / "tokenizer.json", json.dump());
+  nlohmann::json tokenizer = bert_tokenizer_json(false);
+  tokenizer["added_tokens"].push_back({{"id", 999}, {"content", "<ent>"}, {"special", true}});
+  write_file(dir / "tokenizer.json", tokenizer.dump());
   write_vocab_folder(dir, {"[UNK]"});  // ignored: tokenizer.json comes first in a folder
   const TokenizerSpec spec = load_tokenizer_spec(dir.path());
   EXPECT_EQ(spec.source, (dir / "tokenizer.json").string());

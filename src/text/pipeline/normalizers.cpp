@@ -247,9 +247,9 @@ class Precompiled final : public Normalizer {
   std::optional<PrecompiledCharsmap> map_;
 };
 
-class Sequence final : public Normalizer {
+class NormalizerSequence final : public Normalizer {
  public:
-  explicit Sequence(const JsonFields& f) {
+  explicit NormalizerSequence(const JsonFields& f) {
     const nlohmann::json& list = f.array("normalizers");
     for (std::size_t i = 0; i < list.size(); ++i) steps_.push_back(read_normalizer(f.element(list[i], "normalizers", i)));
   }
@@ -276,7 +276,7 @@ std::unique_ptr<Normalizer> read_normalizer(const JsonFields& f) {
   if (type == "Replace") return std::make_unique<Replace>(f);
   if (type == "Prepend") return std::make_unique<Prepend>(f);
   if (type == "Precompiled") return std::make_unique<Precompiled>(f);
-  if (type == "Sequence") return std::make_unique<Sequence>(f);
+  if (type == "Sequence") return std::make_unique<NormalizerSequence>(f);
   f.fail("type",
          fmt::format("unknown normalizer '{}'; shmtrain reads BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, "
                      "StripAccents, Strip, Replace, Prepend, Precompiled and Sequence",

@@ -305,9 +305,9 @@ class CharDelimiterSplit final : public PreTokenizer {
   char32_t delimiter_ = 0;
 };
 
-class Sequence final : public PreTokenizer {
+class PreTokenizerSequence final : public PreTokenizer {
  public:
-  explicit Sequence(const JsonFields& f) {
+  explicit PreTokenizerSequence(const JsonFields& f) {
     const nlohmann::json& list = f.array("pretokenizers");
     for (std::size_t i = 0; i < list.size(); ++i) steps_.push_back(read_pre_tokenizer(f.element(list[i], "pretokenizers", i)));
   }
@@ -344,7 +344,7 @@ std::unique_ptr<PreTokenizer> read_pre_tokenizer(const JsonFields& f) {
   if (type == "Digits") return std::make_unique<Digits>(f);
   if (type == "Split") return std::make_unique<Split>(f);
   if (type == "CharDelimiterSplit") return std::make_unique<CharDelimiterSplit>(f);
-  if (type == "Sequence") return std::make_unique<Sequence>(f);
+  if (type == "Sequence") return std::make_unique<PreTokenizerSequence>(f);
   f.fail("type", fmt::format("unknown pre-tokenizer '{}'; shmtrain reads ByteLevel, BertPreTokenizer, Whitespace, "
                              "WhitespaceSplit, Metaspace, Punctuation, Digits, Split, CharDelimiterSplit and Sequence",
                              type));

@@ -5,34 +5,22 @@
 
 #include <gtest/gtest.h>
 
+#include "postprocess_windows.hpp"
 #include "shmtrain/common/error.hpp"
 
 namespace shmtrain::task {
 namespace {
 
-constexpr std::int64_t kSeq = 8;  // [CLS] q [SEP] c c c c [SEP]: context at positions 3..6
+using postprocess_windows::kSeq;
+using postprocess_windows::set;
 
-// Two questions: "q0" over "a bb ccc dddd eeeee" in two windows (words 0-3 and 1-4), "q1" over
-// a Unicode context in one window.
-SquadWindows two_questions() {
-  SquadWindows text;
-  text.file.contexts = {"a bb ccc dddd eeeee", "\U0001F600 caf\u00e9 na\u00efve x"};
-  text.file.examples = {{"q0", "?", 0, {}}, {"q1", "?", 1, {}}};
-  const std::vector<text::CharSpan> words = {{0, 1}, {2, 4}, {5, 8}, {9, 13}, {14, 19}};
-  text.windows.push_back({0, 3, {words.begin(), words.begin() + 4}});
-  text.windows.push_back({0, 3, {words.begin() + 1, words.end()}});
-  text.windows.push_back({1, 3, {{0, 1}, {2, 6}, {7, 12}, {13, 14}}});
-  return text;
-}
-
-// Logits of one window: every position -10 but the given (position, start, end) triples.
-void set(std::vector<float>& logits, std::int64_t window, std::int64_t position, float start, float end) {
-  logits[static_cast<std::size_t>((window * kSeq + position) * 2)] = start;
-  logits[static_cast<std::size_t>((window * kSeq + position) * 2 + 1)] = end;
+// "q1" over a Unicode context.
+SquadWindows two_unicode_questions() {
+  return postprocess_windows::two_questions("\U0001F600 caf\u00e9 na\u00efve x", {{0, 1}, {2, 6}, {7, 12}, {13, 14}});
 }
 
 TEST(QaPostprocess, BestValidSpanOverAQuestionsWindows) {
-  const SquadWindows text = two_questions();
+  const SquadWindows text = two_unicode_questions();
   std::vector<float> logits(3 * kSeq * 2, -10.0f);
   // Window 0: the highest start is on a question token (position 1): not a candidate.
   // Best valid: start 4 ("bb") + end 5 ("ccc") = 3 + 2 = 5.
@@ -52,7 +40,7 @@ TEST(QaPostprocess, BestValidSpanOverAQuestionsWindows) {
 }
 
 TEST(QaPostprocess, MaxAnswerLengthAndNBestSizeLimitTheCandidates) {
-  const SquadWindows text = two_questions();
+  const SquadWindows text = two_unicode_questions();
   std::vector<float> logits(3 * kSeq * 2, -10.0f);
   set(logits, 2, 3, 5, -10);  // start at the emoji
   set(logits, 2, 6, -10, 5);  // end at "x": 4 tokens

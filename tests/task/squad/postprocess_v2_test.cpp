@@ -8,27 +8,15 @@
 
 #include <gtest/gtest.h>
 
+#include "postprocess_windows.hpp"
+
 namespace shmtrain::task {
 namespace {
 
-constexpr std::int64_t kSeq = 8;  // [CLS] q [SEP] c c c c [SEP]: context at positions 3..6
+using postprocess_windows::kSeq;
+using postprocess_windows::set;
 
-// "q0" over "a bb ccc dddd eeeee" in two windows (words 0-3 and 1-4), "q1" over "x y z w" in one.
-SquadWindows two_questions() {
-  SquadWindows text;
-  text.file.contexts = {"a bb ccc dddd eeeee", "x y z w"};
-  text.file.examples = {{"q0", "?", 0, {}}, {"q1", "?", 1, {}}};
-  const std::vector<text::CharSpan> words = {{0, 1}, {2, 4}, {5, 8}, {9, 13}, {14, 19}};
-  text.windows.push_back({0, 3, {words.begin(), words.begin() + 4}});
-  text.windows.push_back({0, 3, {words.begin() + 1, words.end()}});
-  text.windows.push_back({1, 3, {{0, 1}, {2, 3}, {4, 5}, {6, 7}}});
-  return text;
-}
-
-void set(std::vector<float>& logits, std::int64_t window, std::int64_t position, float start, float end) {
-  logits[static_cast<std::size_t>((window * kSeq + position) * 2)] = start;
-  logits[static_cast<std::size_t>((window * kSeq + position) * 2 + 1)] = end;
-}
+SquadWindows two_short_questions() { return postprocess_windows::two_questions("x y z w", {{0, 1}, {2, 3}, {4, 5}, {6, 7}}); }
 
 QaPostprocessOptions v2(std::int64_t n_best_size, double threshold = 0.0) {
   return {.n_best_size = n_best_size,
@@ -55,7 +43,7 @@ void expect_candidate(const QaCandidate& c, const std::string& text, float start
 }
 
 TEST(QaPostprocessV2, NullWinsWhenItBeatsTheBestSpanByMoreThanTheThreshold) {
-  SquadWindows text = two_questions();
+  SquadWindows text = two_short_questions();
   text.windows.resize(1);  // q0's first window only; q1 has none
   text.file.examples.resize(1);
   std::vector<float> logits(kSeq * 2, -10.0f);
@@ -90,7 +78,7 @@ TEST(QaPostprocessV2, NullWinsWhenItBeatsTheBestSpanByMoreThanTheThreshold) {
 }
 
 TEST(QaPostprocessV2, TheNullIsTheLowestOverTheWindowsAndComesBackWhenCut) {
-  const SquadWindows text = two_questions();
+  const SquadWindows text = two_short_questions();
   std::vector<float> logits(3 * kSeq * 2, -10.0f);
   // Window 0: null 3 + 2 = 5; the span "a bb" (positions 3-4) scores 4 + 1 = 5.
   set(logits, 0, 0, 3.0f, 2.0f);
@@ -138,7 +126,7 @@ TEST(QaPostprocessV2, TheNullIsTheLowestOverTheWindowsAndComesBackWhenCut) {
 }
 
 TEST(QaPostprocessV2, OnlyTheNullLeftPutsRunQasEmptyFirst) {
-  const SquadWindows text = two_questions();
+  const SquadWindows text = two_short_questions();
   std::vector<float> logits(3 * kSeq * 2, -10.0f);
   set(logits, 2, 0, 1.0f, 1.0f);  // q1: null 2, and with n_best_size 1 no span is tried
   const auto predict = [&](double threshold) {
@@ -163,7 +151,7 @@ TEST(QaPostprocessV2, OnlyTheNullLeftPutsRunQasEmptyFirst) {
 }
 
 TEST(QaPostprocessV1, NBestIsEveryValidPairSortedAndCut) {
-  const SquadWindows text = two_questions();
+  const SquadWindows text = two_short_questions();
   std::vector<float> logits(3 * kSeq * 2, -10.0f);
   // q1 (positions 3-6 = x y z w): starts x 3, y 1; ends y 2, w 0.5.
   set(logits, 2, 3, 3.0f, -10);
