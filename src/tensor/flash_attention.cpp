@@ -1,0 +1,262 @@
+#include "shmtrain/tensor/flash_attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <tbb/parallel_for.h>
+
+#include "shmtrain/tensor/gemm.hpp"
+
+namespace shmtrain::tensor {
+namespace {
+
+// Query and key tiles of 64 tokens: a 64 x 64 score tile and the four 64 x head_dim operand
+// tiles of one task stay in L2 (head_dim 64: 80 KiB), and a local layer's window of 128 keys
+// spans three key tiles.
+constexpr std::int64_t kTile = 64;
+constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
+
+float as_float(float x) { return x; }
+float as_float(bf16 x) { return to_float(x); }
+void store(float& out, float x) { out = x; }
+void store(bf16& out, float x) { out = to_bf16(x); }
+
+// rows x head_dim of one third of qkv (0 = Q, 1 = K, 2 = V) for head h, from token `first`, as
+// contiguous floats.
+template <typename T>
+void load_tile(float* tile, const T* qkv, std::int64_t first, std::int64_t rows, int third, std::int64_t h,
+               const FlashAttentionShape& s) {
+  const std::int64_t stride = 3 * s.hidden();
+  const T* from = qkv + first * stride + third * s.hidden() + h * s.head_dim;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < s.head_dim; ++c) tile[r * s.head_dim + c] = as_float(from[r * stride + c]);
+  }
+}
+
+// rows x head_dim of an (N, H) tensor, head h.
+template <typename T>
+void load_rows(float* tile, const T* x, std::int64_t first, std::int64_t rows, std::int64_t h,
+               const FlashAttentionShape& s) {
+  const T* from = x + first * s.hidden() + h * s.head_dim;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < s.head_dim; ++c) tile[r * s.head_dim + c] = as_float(from[r * s.hidden() + c]);
+  }
+}
+
+float scale_of(const FlashAttentionShape& s) {
+  return s.scale != 0.0f ? s.scale : 1.0f / std::sqrt(static_cast<float>(s.head_dim));
+}
+
+// The keys tokens [q0, q1) of a sequence [begin, end) may see.
+struct KeyRange {
+  std::int64_t begin, end;
+};
+KeyRange keys_of(std::int64_t q0, std::int64_t q1, std::int64_t begin, std::int64_t end, std::int64_t window) {
+  if (window < 0) return {begin, end};
+  return {std::max(begin, q0 - window), std::min(end, q1 + window)};
+}
+
+// The same the other way: the queries that keys [k0, k1) are seen by (the relation is symmetric).
+KeyRange queries_of(std::int64_t k0, std::int64_t k1, std::int64_t begin, std::int64_t end, std::int64_t window) {
+  return keys_of(k0, k1, begin, end, window);
+}
+
+// scores (rows x cols) = scale * Q K^T, outside the window -infinity.
+void score_tile(float* scores, const float* q, const float* k, std::int64_t rows, std::int64_t cols,
+                std::int64_t q0, std::int64_t k0, float scale, const FlashAttentionShape& s) {
+  gemm_serial(Trans::kNo, Trans::kYes, rows, cols, s.head_dim, scale, q, s.head_dim, k, s.head_dim, 0.0f, scores,
+              cols);
+  if (s.window < 0) return;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < cols; ++c) {
+      const std::int64_t distance = (q0 + r) - (k0 + c);
+      if (distance > s.window || distance < -s.window) scores[r * cols + c] = kMinusInfinity;
+    }
+  }
+}
+
+// Each (sequence, head, tile of 64 tokens), in a fixed order: body(b, h, first, rows).
+template <typename Body>
+void for_each_tile(const FlashAttentionShape& s, const Body& body) {
+  std::vector<std::int64_t> tile_begin(static_cast<std::size_t>(s.batch) + 1, 0);
+  for (std::int64_t b = 0; b < s.batch; ++b) {
+    const std::int64_t len = s.offsets[b + 1] - s.offsets[b];
+    tile_begin[static_cast<std::size_t>(b) + 1] = tile_begin[static_cast<std::size_t>(b)] + (len + kTile - 1) / kTile;
+  }
+  const std::int64_t tiles = tile_begin.back();
+  tbb::parallel_for(std::int64_t{0}, tiles * s.heads, [&](std::int64_t task) {
+    const std::int64_t h = task % s.heads;
+    const std::int64_t tile = task / s.heads;
+    const auto b = static_cast<std::int64_t>(std::upper_bound(tile_begin.begin(), tile_begin.end(), tile) -
+                                             tile_begin.begin()) - 1;
+    const std::int64_t first = s.offsets[b] + (tile - tile_begin[static_cast<std::size_t>(b)]) * kTile;
+    body(b, h, first, std::min(kTile, s.offsets[b + 1] - first));
+  });
+}
+
+template <typename T>
+void forward(T* out, float* lse, const T* qkv, const FlashAttentionShape& s) {
+  const float scale = scale_of(s);
+  const std::int64_t d = s.head_dim;
+  for_each_tile(s, [&](std::int64_t b, std::int64_t h, std::int64_t q0, std::int64_t rows) {
+    std::vector<float> q(static_cast<std::size_t>(kTile * d)), k(q.size()), v(q.size()), acc(q.size(), 0.0f);
+    std::vector<float> scores(static_cast<std::size_t>(kTile * kTile));
+    std::vector<float> row_max(static_cast<std::size_t>(kTile), kMinusInfinity);
+    std::vector<float> row_sum(static_cast<std::size_t>(kTile), 0.0f);
+    load_tile(q.data(), qkv, q0, rows, 0, h, s);
+    const KeyRange keys = keys_of(q0, q0 + rows, s.offsets[b], s.offsets[b + 1], s.window);
+    for (std::int64_t k0 = keys.begin; k0 < keys.end; k0 += kTile) {
+      const std::int64_t cols = std::min(kTile, keys.end - k0);
+      load_tile(k.data(), qkv, k0, cols, 1, h, s);
+      load_tile(v.data(), qkv, k0, cols, 2, h, s);
+      score_tile(scores.data(), q.data(), k.data(), rows, cols, q0, k0, scale, s);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        float* p = scores.data() + r * cols;
+        const float tile_max = *std::max_element(p, p + cols);
+        const float new_max = std::max(row_max[static_cast<std::size_t>(r)], tile_max);
+        if (new_max == kMinusInfinity) {  // no key of this tile in the row's window yet
+          std::fill(p, p + cols, 0.0f);
+          continue;
+        }
+        const float correction = std::exp(row_max[static_cast<std::size_t>(r)] - new_max);
+        float sum = 0.0f;
+        for (std::int64_t c = 0; c < cols; ++c) {
+          p[c] = std::exp(p[c] - new_max);
+          sum += p[c];
+        }
+        row_sum[static_cast<std::size_t>(r)] = row_sum[static_cast<std::size_t>(r)] * correction + sum;
+        row_max[static_cast<std::size_t>(r)] = new_max;
+        for (std::int64_t c = 0; c < d; ++c) acc[static_cast<std::size_t>(r * d + c)] *= correction;
+      }
+      gemm_serial(Trans::kNo, Trans::kNo, rows, d, cols, 1.0f, scores.data(), cols, v.data(), d, 1.0f, acc.data(),
+                  d);
+    }
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const float inverse = 1.0f / row_sum[static_cast<std::size_t>(r)];
+      T* o = out + (q0 + r) * s.hidden() + h * d;
+      for (std::int64_t c = 0; c < d; ++c) store(o[c], acc[static_cast<std::size_t>(r * d + c)] * inverse);
+      lse[(q0 + r) * s.heads + h] = row_max[static_cast<std::size_t>(r)] + std::log(row_sum[static_cast<std::size_t>(r)]);
+    }
+  });
+}
+
+// delta_i = sum_c dout_ic * out_ic per (token, head): the softmax backward's row term.
+template <typename T>
+std::vector<float> row_deltas(const T* dout, const T* out, const FlashAttentionShape& s) {
+  std::vector<float> delta(static_cast<std::size_t>(s.tokens() * s.heads));
+  tbb::parallel_for(std::int64_t{0}, s.tokens(), [&](std::int64_t i) {
+    for (std::int64_t h = 0; h < s.heads; ++h) {
+      float sum = 0.0f;
+      for (std::int64_t c = 0; c < s.head_dim; ++c) {
+        const std::int64_t at = i * s.hidden() + h * s.head_dim + c;
+        sum += as_float(dout[at]) * as_float(out[at]);
+      }
+      delta[static_cast<std::size_t>(i * s.heads + h)] = sum;
+    }
+  });
+  return delta;
+}
+
+// One (query tile, key tile) pair of the backward: probs = exp(scores - lse) and
+// dscores = probs * (dout V^T - delta), both rows x cols.
+struct PairTiles {
+  std::vector<float> probs, dscores;
+  explicit PairTiles() : probs(static_cast<std::size_t>(kTile * kTile)), dscores(probs.size()) {}
+};
+
+void pair_tiles(PairTiles& t, const float* q, const float* k, const float* v, const float* dout, const float* lse,
+                const float* delta, std::int64_t q0, std::int64_t rows, std::int64_t k0, std::int64_t cols,
+                std::int64_t h, float scale, const FlashAttentionShape& s) {
+  const std::int64_t d = s.head_dim;
+  score_tile(t.probs.data(), q, k, rows, cols, q0, k0, scale, s);
+  gemm_serial(Trans::kNo, Trans::kYes, rows, cols, d, 1.0f, dout, d, v, d, 0.0f, t.dscores.data(), cols);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float row_lse = lse[(q0 + r) * s.heads + h];
+    const float row_delta = delta[static_cast<std::size_t>((q0 + r) * s.heads + h)];
+    float* p = t.probs.data() + r * cols;
+    float* ds = t.dscores.data() + r * cols;
+    for (std::int64_t c = 0; c < cols; ++c) {
+      p[c] = std::exp(p[c] - row_lse);  // exp(-infinity) = 0 outside the window
+      ds[c] = p[c] * (ds[c] - row_delta);
+    }
+  }
+}
+
+template <typename T>
+void backward(T* dqkv, const T* dout, const T* qkv, const T* out, const float* lse, const FlashAttentionShape& s) {
+  const float scale = scale_of(s);
+  const std::int64_t d = s.head_dim;
+  const std::vector<float> delta = row_deltas(dout, out, s);
+  const auto tile_floats = static_cast<std::size_t>(kTile * d);
+  // dK and dV: each key tile gathers over the query tiles that see it.
+  for_each_tile(s, [&](std::int64_t b, std::int64_t h, std::int64_t k0, std::int64_t cols) {
+    std::vector<float> q(tile_floats), k(tile_floats), v(tile_floats), g(tile_floats);
+    std::vector<float> dk(tile_floats, 0.0f), dv(tile_floats, 0.0f);
+    PairTiles t;
+    load_tile(k.data(), qkv, k0, cols, 1, h, s);
+    load_tile(v.data(), qkv, k0, cols, 2, h, s);
+    const KeyRange queries = queries_of(k0, k0 + cols, s.offsets[b], s.offsets[b + 1], s.window);
+    for (std::int64_t q0 = queries.begin; q0 < queries.end; q0 += kTile) {
+      const std::int64_t rows = std::min(kTile, queries.end - q0);
+      load_tile(q.data(), qkv, q0, rows, 0, h, s);
+      load_rows(g.data(), dout, q0, rows, h, s);
+      pair_tiles(t, q.data(), k.data(), v.data(), g.data(), lse, delta.data(), q0, rows, k0, cols, h, scale, s);
+      gemm_serial(Trans::kYes, Trans::kNo, cols, d, rows, 1.0f, t.probs.data(), cols, g.data(), d, 1.0f, dv.data(),
+                  d);
+      gemm_serial(Trans::kYes, Trans::kNo, cols, d, rows, scale, t.dscores.data(), cols, q.data(), d, 1.0f,
+                  dk.data(), d);
+    }
+    for (std::int64_t r = 0; r < cols; ++r) {
+      T* row = dqkv + (k0 + r) * 3 * s.hidden() + h * d;
+      for (std::int64_t c = 0; c < d; ++c) {
+        store(row[s.hidden() + c], dk[static_cast<std::size_t>(r * d + c)]);
+        store(row[2 * s.hidden() + c], dv[static_cast<std::size_t>(r * d + c)]);
+      }
+    }
+  });
+  // dQ: each query tile gathers over its keys (the scores recomputed once more, so that every
+  // output tile has one owner and no sum depends on the threads).
+  for_each_tile(s, [&](std::int64_t b, std::int64_t h, std::int64_t q0, std::int64_t rows) {
+    std::vector<float> q(tile_floats), k(tile_floats), v(tile_floats), g(tile_floats), dq(tile_floats, 0.0f);
+    PairTiles t;
+    load_tile(q.data(), qkv, q0, rows, 0, h, s);
+    load_rows(g.data(), dout, q0, rows, h, s);
+    const KeyRange keys = keys_of(q0, q0 + rows, s.offsets[b], s.offsets[b + 1], s.window);
+    for (std::int64_t k0 = keys.begin; k0 < keys.end; k0 += kTile) {
+      const std::int64_t cols = std::min(kTile, keys.end - k0);
+      load_tile(k.data(), qkv, k0, cols, 1, h, s);
+      load_tile(v.data(), qkv, k0, cols, 2, h, s);
+      pair_tiles(t, q.data(), k.data(), v.data(), g.data(), lse, delta.data(), q0, rows, k0, cols, h, scale, s);
+      gemm_serial(Trans::kNo, Trans::kNo, rows, d, cols, scale, t.dscores.data(), cols, k.data(), d, 1.0f,
+                  dq.data(), d);
+    }
+    for (std::int64_t r = 0; r < rows; ++r) {
+      T* row = dqkv + (q0 + r) * 3 * s.hidden() + h * d;
+      for (std::int64_t c = 0; c < d; ++c) store(row[c], dq[static_cast<std::size_t>(r * d + c)]);
+    }
+  });
+}
+
+}  // namespace
+
+void flash_attention_forward(float* out, float* lse, const float* qkv, const FlashAttentionShape& shape) {
+  forward(out, lse, qkv, shape);
+}
+
+void flash_attention_backward(float* dqkv, const float* dout, const float* qkv, const float* out,
+                              const float* lse, const FlashAttentionShape& shape) {
+  backward(dqkv, dout, qkv, out, lse, shape);
+}
+
+void flash_attention_forward(bf16* out, float* lse, const bf16* qkv, const FlashAttentionShape& shape) {
+  forward(out, lse, qkv, shape);
+}
+
+void flash_attention_backward(bf16* dqkv, const bf16* dout, const bf16* qkv, const bf16* out, const float* lse,
+                              const FlashAttentionShape& shape) {
+  backward(dqkv, dout, qkv, out, lse, shape);
+}
+
+}  // namespace shmtrain::tensor
