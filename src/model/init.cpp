@@ -71,11 +71,11 @@ void init_parameter(const ParamEntry& entry, std::span<float> params, const Bert
                     std::uint64_t seed) {
   float* p = params.data() + entry.offset;
   const std::string_view name = entry.name;
-  if (is_layer_norm_parameter(name)) {
+  if (entry.kind == ParamKind::kNorm) {
     std::fill_n(p, entry.size, name.ends_with("weight") ? 1.0f : 0.0f);
     return;
   }
-  if (name.ends_with("bias")) {
+  if (entry.kind == ParamKind::kBias) {
     std::fill_n(p, entry.size, 0.0f);
     return;
   }

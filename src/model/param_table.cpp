@@ -11,20 +11,22 @@ constexpr std::int64_t kAlignFloats = 16;  // 64 bytes
 constexpr int kMaxWorkers = 64;
 }  // namespace
 
-bool is_layer_norm_parameter(std::string_view name) {
-  return name.find("LayerNorm") != std::string_view::npos ||
-         name.find("layer_norm.") != std::string_view::npos;
-}
-
-bool hf_decays(std::string_view name) { return !name.ends_with("bias") && !is_layer_norm_parameter(name); }
-
-void ParamTable::add(std::string name, std::vector<std::int64_t> shape, bool align) {
+void ParamTable::add(std::string name, std::vector<std::int64_t> shape, ParamKind kind, bool align) {
   if (align) count_ = (count_ + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
   std::int64_t size = 1;
   for (std::int64_t d : shape) size *= d;
-  const bool decay = hf_decays(name);
-  entries_.push_back({std::move(name), std::move(shape), count_, size, decay});
+  entries_.push_back({std::move(name), std::move(shape), count_, size, kind, kind == ParamKind::kWeight});
   count_ += size;
+}
+
+void ParamTable::add_norm(const std::string& module, std::int64_t width) {
+  add(module + ".weight", {width}, ParamKind::kNorm);
+  add(module + ".bias", {width}, ParamKind::kNorm);
+}
+
+void ParamTable::add_linear(const std::string& module, std::int64_t out, std::int64_t in) {
+  add(module + ".weight", {out, in}, ParamKind::kWeight);
+  add(module + ".bias", {out}, ParamKind::kBias);
 }
 
 ParamTable ParamTable::for_model(const BertConfig& c) {
@@ -33,44 +35,37 @@ ParamTable ParamTable::for_model(const BertConfig& c) {
   const std::int64_t h = c.hidden_size;
   const std::int64_t inter = c.intermediate_size;
   const std::string embeddings = std::string(arch.base_prefix) + "embeddings.";
-  t.add(embeddings + "word_embeddings.weight", {c.vocab_size, h});
-  t.add(embeddings + "position_embeddings.weight", {c.max_position_embeddings, h});
-  if (c.has_token_types()) t.add(embeddings + "token_type_embeddings.weight", {c.type_vocab_size, h});
-  t.add(embeddings + "LayerNorm.weight", {h});
-  t.add(embeddings + "LayerNorm.bias", {h});
+  t.add(embeddings + "word_embeddings.weight", {c.vocab_size, h}, ParamKind::kWeight);
+  t.add(embeddings + "position_embeddings.weight", {c.max_position_embeddings, h}, ParamKind::kWeight);
+  if (c.has_token_types()) {
+    t.add(embeddings + "token_type_embeddings.weight", {c.type_vocab_size, h}, ParamKind::kWeight);
+  }
+  t.add_norm(embeddings + "LayerNorm", h);
   const LayerModules& m = arch.layer;
   for (std::int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const std::string p = fmt::format(fmt::runtime(arch.layer_prefix), l);
-    auto add_linear = [&](const char* module, std::vector<std::int64_t> shape) {
-      t.add(p + module + ".weight", shape);
-      t.add(p + module + ".bias", {shape[0]});
-    };
-    t.add(p + m.query + ".weight", {h, h});
-    t.add(p + m.key + ".weight", {h, h}, false);
-    t.add(p + m.value + ".weight", {h, h}, false);
-    t.add(p + m.query + ".bias", {h});
-    t.add(p + m.key + ".bias", {h}, false);
-    t.add(p + m.value + ".bias", {h}, false);
-    add_linear(m.attention_output, {h, h});
-    add_linear(m.attention_norm, {h});
-    add_linear(m.intermediate, {inter, h});
-    add_linear(m.output, {h, inter});
-    add_linear(m.output_norm, {h});
+    t.add(p + m.query + ".weight", {h, h}, ParamKind::kWeight);
+    t.add(p + m.key + ".weight", {h, h}, ParamKind::kWeight, false);
+    t.add(p + m.value + ".weight", {h, h}, ParamKind::kWeight, false);
+    t.add(p + m.query + ".bias", {h}, ParamKind::kBias);
+    t.add(p + m.key + ".bias", {h}, ParamKind::kBias, false);
+    t.add(p + m.value + ".bias", {h}, ParamKind::kBias, false);
+    t.add_linear(p + m.attention_output, h, h);
+    t.add_norm(p + m.attention_norm, h);
+    t.add_linear(p + m.intermediate, inter, h);
+    t.add_linear(p + m.output, h, inter);
+    t.add_norm(p + m.output_norm, h);
   }
   if (c.head == ModelHead::kQuestionAnswering) {
-    t.add("qa_outputs.weight", {c.num_labels(), h});
-    t.add("qa_outputs.bias", {c.num_labels()});
+    t.add_linear("qa_outputs", c.num_labels(), h);
     return t;
   }
   if (c.head == ModelHead::kTokenClassification) {  // <Family>ForTokenClassification: no pooler
-    t.add("classifier.weight", {c.num_labels(), h});
-    t.add("classifier.bias", {c.num_labels()});
+    t.add_linear("classifier", c.num_labels(), h);
     return t;
   }
-  t.add(fmt::format("{}.weight", arch.pooler), {h, h});
-  t.add(fmt::format("{}.bias", arch.pooler), {h});
-  t.add(fmt::format("{}.weight", arch.classifier), {c.num_labels(), h});
-  t.add(fmt::format("{}.bias", arch.classifier), {c.num_labels()});
+  t.add_linear(arch.pooler, h, h);
+  t.add_linear(arch.classifier, c.num_labels(), h);
   return t;
 }
 

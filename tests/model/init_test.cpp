@@ -16,9 +16,10 @@
 namespace shmtrain::model {
 namespace {
 
-ParamEntry entry(const std::string& name, std::vector<std::int64_t> shape) {
+ParamEntry entry(const std::string& name, std::vector<std::int64_t> shape, ParamKind kind = ParamKind::kWeight) {
   ParamEntry e;
   e.name = name;
+  e.kind = kind;
   e.size = 1;
   for (const std::int64_t d : shape) e.size *= d;
   e.shape = std::move(shape);
@@ -60,9 +61,9 @@ TEST(Init, NormalWithInitializerRangeZerosAndOnes) {
   const double stddev = std::sqrt(sum_sq / static_cast<double>(w.size()) - mean * mean);
   EXPECT_NEAR(mean, 0.0, 6e-4);
   EXPECT_NEAR(stddev, 0.05, 4e-4);
-  EXPECT_EQ(initialised(entry("classifier.bias", {2}), 7), std::vector<float>(2, 0.0f));
-  EXPECT_EQ(initialised(entry("bert.embeddings.LayerNorm.weight", {4}), 7), std::vector<float>(4, 1.0f));
-  EXPECT_EQ(initialised(entry("bert.embeddings.LayerNorm.bias", {4}), 7), std::vector<float>(4, 0.0f));
+  EXPECT_EQ(initialised(entry("classifier.bias", {2}, ParamKind::kBias), 7), std::vector<float>(2, 0.0f));
+  EXPECT_EQ(initialised(entry("bert.embeddings.LayerNorm.weight", {4}, ParamKind::kNorm), 7), std::vector<float>(4, 1.0f));
+  EXPECT_EQ(initialised(entry("bert.embeddings.LayerNorm.bias", {4}, ParamKind::kNorm), 7), std::vector<float>(4, 0.0f));
 }
 
 TEST(Init, PaddingRowOfTheWordEmbeddingsIsZero) {

@@ -25,12 +25,23 @@
 
 namespace shmtrain::model {
 
+// What a parameter is, as the model declares it (not read from its name: ModernBERT's norms are
+// "norm", "attn_norm", "final_norm", ...).
+enum class ParamKind {
+  kWeight,  // a linear's weight or an embedding table
+  kBias,    // a linear's bias
+  kNorm,    // a LayerNorm module's weight or bias
+};
+
 struct ParamEntry {
   std::string name;
   std::vector<std::int64_t> shape;
   std::int64_t offset = 0;  // in floats from the arena's start
   std::int64_t size = 0;    // product of shape
-  bool decay = true;        // weight decay applies (HF Trainer: not to biases nor LayerNorm)
+  ParamKind kind = ParamKind::kWeight;
+  // The HF Trainer's rule (get_decay_parameter_names): no weight decay for biases and for the
+  // parameters of LayerNorm modules, found by module type.
+  bool decay = true;
 };
 
 class ParamTable {
@@ -53,18 +64,13 @@ class ParamTable {
   std::int64_t padded_count(int world_size) const;
 
  private:
-  void add(std::string name, std::vector<std::int64_t> shape, bool align = true);
+  void add(std::string name, std::vector<std::int64_t> shape, ParamKind kind, bool align = true);
+  // A LayerNorm module's weight and bias (prefix "...LayerNorm").
+  void add_norm(const std::string& module, std::int64_t width);
+  // A linear layer's weight (out, in) and bias (out).
+  void add_linear(const std::string& module, std::int64_t out, std::int64_t in);
   std::vector<ParamEntry> entries_;
   std::int64_t count_ = 0;
 };
-
-// A LayerNorm module's parameter: BERT's "...LayerNorm.weight", DistilBERT's
-// "...sa_layer_norm.weight" / "...output_layer_norm.weight" (and their biases).
-bool is_layer_norm_parameter(std::string_view name);
-
-// The HF Trainer's rule (get_decay_parameter_names): no weight decay for biases and for the
-// parameters of LayerNorm modules (found by module type, so DistilBERT's sa_layer_norm and
-// output_layer_norm count).
-bool hf_decays(std::string_view name);
 
 }  // namespace shmtrain::model
