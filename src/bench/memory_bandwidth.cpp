@@ -77,8 +77,8 @@ const BandwidthLevel& MemoryBandwidth::level_for(std::size_t bytes) const {
 }
 
 std::vector<std::size_t> bandwidth_ladder() {
-  constexpr std::size_t kKiB = 1024;
-  return {192 * kKiB, 768 * kKiB, 3 * kKiB * kKiB, 12 * kKiB * kKiB, 48 * kKiB * kKiB, 768 * kKiB * kKiB};
+  constexpr std::size_t kib = 1024;  // lower case: allreduce_bench.cpp's kKiB may share its unity file
+  return {192 * kib, 768 * kib, 3 * kib * kib, 12 * kib * kib, 48 * kib * kib, 768 * kib * kib};
 }
 
 BandwidthLevel measure_add_bandwidth(comm::Communicator& communicator, int threads, std::size_t working_set,

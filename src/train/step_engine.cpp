@@ -39,8 +39,7 @@ std::size_t StepEngine::shared_arena_bytes(const model::ParamTable& table, int w
 
 StepEngine::StepEngine(const model::BertConfig& config, const model::ParamTable& table,
                        comm::Communicator& comm, EngineOptions options)
-    : table_(table),
-      comm_(comm),
+    : comm_(comm),
       options_(options),
       count_(static_cast<std::size_t>(table.count())),
       padded_(static_cast<std::size_t>(table.padded_count(comm.size()))),

@@ -101,7 +101,6 @@ class StepEngine {
   double update_sharded(float lr, double max_grad_norm, StepTimes& times);
   void refresh_bf16_weights();
 
-  const model::ParamTable& table_;
   comm::Communicator& comm_;
   EngineOptions options_;
   std::size_t count_;
