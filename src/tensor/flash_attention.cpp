@@ -7,6 +7,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include "element_math.hpp"
 #include "shmtrain/tensor/gemm.hpp"
 
 namespace shmtrain::tensor {
@@ -17,11 +18,6 @@ namespace {
 // spans three key tiles.
 constexpr std::int64_t kTile = 64;
 constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
-
-float as_float(float x) { return x; }
-float as_float(bf16 x) { return to_float(x); }
-void store(float& out, float x) { out = x; }
-void store(bf16& out, float x) { out = to_bf16(x); }
 
 // rows x head_dim of one third of qkv (0 = Q, 1 = K, 2 = V) for head h, from token `first`, as
 // contiguous floats.
@@ -136,7 +132,7 @@ void forward(T* out, float* lse, const T* qkv, const FlashAttentionShape& s) {
     for (std::int64_t r = 0; r < rows; ++r) {
       const float inverse = 1.0f / row_sum[static_cast<std::size_t>(r)];
       T* o = out + (q0 + r) * s.hidden() + h * d;
-      for (std::int64_t c = 0; c < d; ++c) store(o[c], acc[static_cast<std::size_t>(r * d + c)] * inverse);
+      for (std::int64_t c = 0; c < d; ++c) store(o + c, acc[static_cast<std::size_t>(r * d + c)] * inverse);
       lse[(q0 + r) * s.heads + h] = row_max[static_cast<std::size_t>(r)] + std::log(row_sum[static_cast<std::size_t>(r)]);
     }
   });
@@ -211,8 +207,8 @@ void backward(T* dqkv, const T* dout, const T* qkv, const T* out, const float* l
     for (std::int64_t r = 0; r < cols; ++r) {
       T* row = dqkv + (k0 + r) * 3 * s.hidden() + h * d;
       for (std::int64_t c = 0; c < d; ++c) {
-        store(row[s.hidden() + c], dk[static_cast<std::size_t>(r * d + c)]);
-        store(row[2 * s.hidden() + c], dv[static_cast<std::size_t>(r * d + c)]);
+        store(row + s.hidden() + c, dk[static_cast<std::size_t>(r * d + c)]);
+        store(row + 2 * s.hidden() + c, dv[static_cast<std::size_t>(r * d + c)]);
       }
     }
   });
@@ -234,7 +230,7 @@ void backward(T* dqkv, const T* dout, const T* qkv, const T* out, const float* l
     }
     for (std::int64_t r = 0; r < rows; ++r) {
       T* row = dqkv + (q0 + r) * 3 * s.hidden() + h * d;
-      for (std::int64_t c = 0; c < d; ++c) store(row[c], dq[static_cast<std::size_t>(r * d + c)]);
+      for (std::int64_t c = 0; c < d; ++c) store(row + c, dq[static_cast<std::size_t>(r * d + c)]);
     }
   });
 }

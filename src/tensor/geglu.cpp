@@ -1,17 +1,10 @@
 #include "shmtrain/tensor/geglu.hpp"
 
-#include <cmath>
-
+#include "element_math.hpp"
 #include "shmtrain/tensor/parallel.hpp"
 
 namespace shmtrain::tensor {
 namespace {
-
-constexpr float kInvSqrt2 = 0.70710678118654752440f;
-constexpr float kInvSqrt2Pi = 0.39894228040143267794f;
-
-void store(float& out, float v) { out = v; }
-void store(bf16& out, float v) { out = to_bf16(v); }
 
 template <typename Out>
 void forward(Out* out, const float* x, std::int64_t n, std::int64_t width) {
@@ -21,7 +14,7 @@ void forward(Out* out, const float* x, std::int64_t n, std::int64_t width) {
       const float* gate = input + width;
       for (std::int64_t c = 0; c < width; ++c) {
         const float v = input[c];
-        store(out[r * width + c], 0.5f * v * (1.0f + std::erf(v * kInvSqrt2)) * gate[c]);
+        store(out + r * width + c, v * gelu_math::cdf(v) * gate[c]);
       }
     }
   });
@@ -37,11 +30,10 @@ void backward(Out* dx, const float* dout, const float* x, std::int64_t n, std::i
       Out* d_gate = d_input + width;
       for (std::int64_t c = 0; c < width; ++c) {
         const float v = input[c];
-        const float cdf = 0.5f * (1.0f + std::erf(v * kInvSqrt2));
-        const float pdf = kInvSqrt2Pi * std::exp(-0.5f * v * v);
+        const float cdf = gelu_math::cdf(v);
         const float g = dout[r * width + c];
-        store(d_input[c], g * gate[c] * (cdf + v * pdf));
-        store(d_gate[c], g * v * cdf);
+        store(d_input + c, g * gate[c] * (cdf + v * gelu_math::pdf(v)));
+        store(d_gate + c, g * v * cdf);
       }
     }
   });

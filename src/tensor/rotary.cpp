@@ -3,16 +3,12 @@
 #include <cmath>
 #include <string>
 
+#include "element_math.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/tensor/parallel.hpp"
 
 namespace shmtrain::tensor {
 namespace {
-
-float as_float(float x) { return x; }
-float as_float(bf16 x) { return to_float(x); }
-void store(float& out, float x) { out = x; }
-void store(bf16& out, float x) { out = to_bf16(x); }
 
 // direction +1 rotates by the angle, -1 back.
 template <typename T>
@@ -38,8 +34,8 @@ void rotate(T* qkv, const std::int32_t* positions, std::int64_t n, std::int64_t 
           const float a = as_float(x[c]);
           const float b = as_float(x[c + half]);
           const float s = direction * sin[c];
-          store(x[c], a * cos[c] - b * s);
-          store(x[c + half], b * cos[c] + a * s);
+          store(x + c, a * cos[c] - b * s);
+          store(x + c + half, b * cos[c] + a * s);
         }
       }
     }
