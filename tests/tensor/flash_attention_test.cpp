@@ -31,7 +31,7 @@ struct Problem {
   std::int64_t hidden() const { return heads * head_dim; }
 };
 
-Problem pack(const std::vector<std::int32_t>& lengths, std::int64_t window) {
+Problem problem_of(const std::vector<std::int32_t>& lengths, std::int64_t window) {
   Problem p;
   p.window = window;
   p.offsets = {0};
@@ -135,16 +135,16 @@ double max_abs_error(const std::vector<float>& actual, const Vec& expected) {
   return worst;
 }
 
-struct Case {
+struct FlashCase {
   std::vector<std::int32_t> lengths;
   std::int64_t window;
 };
 
-class FlashAttentionCases : public ::testing::TestWithParam<Case> {};
+class FlashAttentionCases : public ::testing::TestWithParam<FlashCase> {};
 
 TEST_P(FlashAttentionCases, ForwardAndBackwardMatchTheTextbook) {
   set_compute_threads(2);
-  const Problem p = pack(GetParam().lengths, GetParam().window);
+  const Problem p = problem_of(GetParam().lengths, GetParam().window);
   const Vec qkv = naive::random_vec(static_cast<std::size_t>(p.tokens() * 3 * p.hidden()), 7);
   const Vec dout = naive::random_vec(static_cast<std::size_t>(p.tokens() * p.hidden()), 8);
   std::vector<float> out(static_cast<std::size_t>(p.tokens() * p.hidden()));
@@ -160,13 +160,13 @@ TEST_P(FlashAttentionCases, ForwardAndBackwardMatchTheTextbook) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Lengths, FlashAttentionCases,
-                         ::testing::Values(Case{{1}, -1}, Case{{2}, -1}, Case{{127}, -1}, Case{{128}, -1},
-                                           Case{{129}, -1}, Case{{1000}, -1}, Case{{5, 64, 130, 1, 77}, -1},
-                                           Case{{1}, 4}, Case{{2}, 4}, Case{{127}, 4}, Case{{129}, 64},
-                                           Case{{1000}, 64}, Case{{1000}, 3}, Case{{5, 64, 130, 1, 77}, 8}));
+                         ::testing::Values(FlashCase{{1}, -1}, FlashCase{{2}, -1}, FlashCase{{127}, -1}, FlashCase{{128}, -1},
+                                           FlashCase{{129}, -1}, FlashCase{{1000}, -1}, FlashCase{{5, 64, 130, 1, 77}, -1},
+                                           FlashCase{{1}, 4}, FlashCase{{2}, 4}, FlashCase{{127}, 4}, FlashCase{{129}, 64},
+                                           FlashCase{{1000}, 64}, FlashCase{{1000}, 3}, FlashCase{{5, 64, 130, 1, 77}, 8}));
 
 TEST(FlashAttention, TheTextbookBackwardMatchesFiniteDifferences) {
-  const Problem p = pack({3, 6}, 2);
+  const Problem p = problem_of({3, 6}, 2);
   const Vec qkv = naive::random_vec(static_cast<std::size_t>(p.tokens() * 3 * p.hidden()), 3);
   const Vec dout = naive::random_vec(static_cast<std::size_t>(p.tokens() * p.hidden()), 4);
   const Vec numeric =
@@ -176,7 +176,7 @@ TEST(FlashAttention, TheTextbookBackwardMatchesFiniteDifferences) {
 }
 
 TEST(FlashAttention, ResultsDoNotDependOnTheThreadCount) {
-  const Problem p = pack({300, 70}, -1);
+  const Problem p = problem_of({300, 70}, -1);
   const Vec qkv = naive::random_vec(static_cast<std::size_t>(p.tokens() * 3 * p.hidden()), 5);
   const std::vector<float> qkv32 = naive::to_float(qkv);
   const std::vector<float> dout32 = naive::to_float(naive::random_vec(static_cast<std::size_t>(p.tokens() * p.hidden()), 6));
@@ -196,7 +196,7 @@ TEST(FlashAttention, ResultsDoNotDependOnTheThreadCount) {
 TEST(FlashAttention, Bf16MatchesTheTextbookOnRoundedInputs) {
   set_compute_threads(2);
   for (const std::int64_t window : {std::int64_t{-1}, std::int64_t{16}}) {
-    const Problem p = pack({129, 40}, window);
+    const Problem p = problem_of({129, 40}, window);
     Vec qkv = naive::random_vec(static_cast<std::size_t>(p.tokens() * 3 * p.hidden()), 9);
     Vec dout = naive::random_vec(static_cast<std::size_t>(p.tokens() * p.hidden()), 10);
     std::vector<bf16> qkv16(qkv.size()), dout16(dout.size());
