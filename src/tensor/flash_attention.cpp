@@ -9,6 +9,7 @@
 
 #include "element_math.hpp"
 #include "shmtrain/tensor/gemm.hpp"
+#include "vector_math.hpp"
 
 namespace shmtrain::tensor {
 namespace {
@@ -57,6 +58,26 @@ KeyRange keys_of(std::int64_t q0, std::int64_t q1, std::int64_t begin, std::int6
 // The same the other way: the queries that keys [k0, k1) are seen by (the relation is symmetric).
 KeyRange queries_of(std::int64_t k0, std::int64_t k1, std::int64_t begin, std::int64_t end, std::int64_t window) {
   return keys_of(k0, k1, begin, end, window);
+}
+
+// p[c] = exp(p[c] - shift) over [0, n): libmvec's 8-wide exp where the CPU has AVX2 (every
+// element, the tail through masked loads, so a row's values do not depend on its length's
+// remainder), std::exp elsewhere. exp(-infinity) is 0 either way.
+__attribute__((target("avx2"))) void exp_minus_avx2(float* p, std::int64_t n, float shift) {
+  const __m256 s = _mm256_set1_ps(shift);
+  for (std::int64_t c = 0; c < n; c += 8) {
+    const __m256i lanes = vector_math::tail_mask8(n - c);
+    const __m256 x = _mm256_maskload_ps(p + c, lanes);
+    _mm256_maskstore_ps(p + c, lanes, vector_math::exp8(_mm256_sub_ps(x, s)));
+  }
+}
+
+void exp_minus(float* p, std::int64_t n, float shift) {
+  if (vector_math::have_avx2()) {
+    exp_minus_avx2(p, n, shift);
+    return;
+  }
+  for (std::int64_t c = 0; c < n; ++c) p[c] = std::exp(p[c] - shift);
 }
 
 // scores (rows x cols) = scale * Q K^T, outside the window -infinity.
@@ -117,11 +138,9 @@ void forward(T* out, float* lse, const T* qkv, const FlashAttentionShape& s) {
           continue;
         }
         const float correction = std::exp(row_max[static_cast<std::size_t>(r)] - new_max);
+        exp_minus(p, cols, new_max);
         float sum = 0.0f;
-        for (std::int64_t c = 0; c < cols; ++c) {
-          p[c] = std::exp(p[c] - new_max);
-          sum += p[c];
-        }
+        for (std::int64_t c = 0; c < cols; ++c) sum += p[c];
         row_sum[static_cast<std::size_t>(r)] = row_sum[static_cast<std::size_t>(r)] * correction + sum;
         row_max[static_cast<std::size_t>(r)] = new_max;
         for (std::int64_t c = 0; c < d; ++c) acc[static_cast<std::size_t>(r * d + c)] *= correction;
@@ -173,10 +192,8 @@ void pair_tiles(PairTiles& t, const float* q, const float* k, const float* v, co
     const float row_delta = delta[static_cast<std::size_t>((q0 + r) * s.heads + h)];
     float* p = t.probs.data() + r * cols;
     float* ds = t.dscores.data() + r * cols;
-    for (std::int64_t c = 0; c < cols; ++c) {
-      p[c] = std::exp(p[c] - row_lse);  // exp(-infinity) = 0 outside the window
-      ds[c] = p[c] * (ds[c] - row_delta);
-    }
+    exp_minus(p, cols, row_lse);  // 0 outside the window
+    for (std::int64_t c = 0; c < cols; ++c) ds[c] = p[c] * (ds[c] - row_delta);
   }
 }
 
