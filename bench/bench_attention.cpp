@@ -8,7 +8,6 @@
 //
 //   build/bench/bench_attention [--threads N] [--lengths 512,2048,8192]
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +18,7 @@
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
 
+#include "median_seconds.hpp"
 #include "shmtrain/tensor/attention.hpp"
 #include "shmtrain/tensor/blas_runtime.hpp"
 #include "shmtrain/tensor/flash_attention.hpp"
@@ -28,30 +28,12 @@
 namespace {
 
 using namespace shmtrain::tensor;
-using Clock = std::chrono::steady_clock;
 
 constexpr std::int64_t kHeads = 12;
 constexpr std::int64_t kHeadDim = 64;
 constexpr std::int64_t kWindow = 64;
 
-// Median seconds of 3 timings, each repeating `run` for at least 0.3 s.
-double seconds(const std::function<void()>& run) {
-  run();
-  std::vector<double> times;
-  for (int r = 0; r < 3; ++r) {
-    int reps = 0;
-    const auto t0 = Clock::now();
-    double elapsed = 0;
-    do {
-      run();
-      ++reps;
-      elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
-    } while (elapsed < 0.3);
-    times.push_back(elapsed / reps);
-  }
-  std::sort(times.begin(), times.end());
-  return times[1];
-}
+double seconds(const std::function<void()>& run) { return shmtrain::bench_timing::median_seconds(run, 0.3); }
 
 // The keys a row sees on average: all L, or the window's (fewer at the row's ends).
 double mean_keys(std::int64_t length, std::int64_t window) {

@@ -5,7 +5,6 @@
 //
 //   build/bench/bench_gemm [--tokens 2048]
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -14,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "median_seconds.hpp"
 #include "shmtrain/tensor/blas_runtime.hpp"
 #include "shmtrain/tensor/cpu_features.hpp"
 #include "shmtrain/tensor/gemm.hpp"
@@ -23,7 +23,6 @@
 namespace {
 
 using shmtrain::tensor::Trans;
-using Clock = std::chrono::steady_clock;
 
 struct Shape {
   std::string what;
@@ -33,21 +32,7 @@ struct Shape {
 
 // Median GFLOP/s of 3 timings, each repeating `run` for at least 0.2 s.
 double gflops(const Shape& s, const std::function<void()>& run) {
-  run();
-  std::vector<double> rates;
-  for (int r = 0; r < 3; ++r) {
-    int reps = 0;
-    const auto t0 = Clock::now();
-    double elapsed = 0;
-    do {
-      run();
-      ++reps;
-      elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
-    } while (elapsed < 0.2);
-    rates.push_back(2.0 * static_cast<double>(s.m * s.n * s.k) * reps / elapsed * 1e-9);
-  }
-  std::sort(rates.begin(), rates.end());
-  return rates[1];
+  return 2.0 * static_cast<double>(s.m * s.n * s.k) / shmtrain::bench_timing::median_seconds(run, 0.2) * 1e-9;
 }
 
 const char* name(shmtrain::tensor::GemmBackend b) {

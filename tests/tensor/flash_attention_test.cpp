@@ -43,35 +43,45 @@ bool sees(const Problem& p, std::int64_t i, std::int64_t j) {
   return p.window < 0 || std::abs(i - j) <= p.window;
 }
 
+// Index of element c of head h in the given third (0 Q, 1 K, 2 V) of token t's qkv row.
+std::size_t qkv_at(const Problem& p, std::int64_t t, int third, std::int64_t h, std::int64_t c) {
+  return static_cast<std::size_t>(t * 3 * p.hidden() + third * p.hidden() + h * p.head_dim + c);
+}
+
+// Token i's softmax probabilities over the keys [begin, end) of its sequence, head h (0 outside
+// the window).
+std::vector<double> naive_probabilities(const Problem& p, const Vec& qkv, std::int64_t i, std::int64_t h,
+                                        std::int64_t begin, std::int64_t end) {
+  const double scale = 1.0 / std::sqrt(static_cast<double>(p.head_dim));
+  std::vector<double> w(static_cast<std::size_t>(end - begin), 0.0);
+  double max = -std::numeric_limits<double>::infinity();
+  for (std::int64_t j = begin; j < end; ++j) {
+    if (!sees(p, i, j)) continue;
+    double dot = 0;
+    for (std::int64_t c = 0; c < p.head_dim; ++c) dot += qkv[qkv_at(p, i, 0, h, c)] * qkv[qkv_at(p, j, 1, h, c)];
+    w[j - begin] = dot * scale;
+    max = std::max(max, w[j - begin]);
+  }
+  double sum = 0;
+  for (std::int64_t j = begin; j < end; ++j) {
+    w[j - begin] = sees(p, i, j) ? std::exp(w[j - begin] - max) : 0.0;
+    sum += w[j - begin];
+  }
+  for (double& x : w) x /= sum;
+  return w;
+}
+
 // out (N, H) = softmax(Q K^T / sqrt(d)) V per sequence and head, keys outside the window masked.
 Vec naive_forward(const Problem& p, const Vec& qkv) {
-  const std::int64_t h3 = 3 * p.hidden();
-  const double scale = 1.0 / std::sqrt(static_cast<double>(p.head_dim));
   Vec out(static_cast<std::size_t>(p.tokens() * p.hidden()), 0.0);
   for (std::size_t b = 0; b + 1 < p.offsets.size(); ++b) {
     const std::int64_t begin = p.offsets[b], end = p.offsets[b + 1];
     for (std::int64_t h = 0; h < p.heads; ++h) {
       for (std::int64_t i = begin; i < end; ++i) {
-        std::vector<double> w(static_cast<std::size_t>(end - begin), 0.0);
-        double max = -std::numeric_limits<double>::infinity();
-        for (std::int64_t j = begin; j < end; ++j) {
-          if (!sees(p, i, j)) continue;
-          double dot = 0;
-          for (std::int64_t c = 0; c < p.head_dim; ++c) {
-            dot += qkv[i * h3 + h * p.head_dim + c] * qkv[j * h3 + p.hidden() + h * p.head_dim + c];
-          }
-          w[j - begin] = dot * scale;
-          max = std::max(max, w[j - begin]);
-        }
-        double sum = 0;
-        for (std::int64_t j = begin; j < end; ++j) {
-          w[j - begin] = sees(p, i, j) ? std::exp(w[j - begin] - max) : 0.0;
-          sum += w[j - begin];
-        }
+        const std::vector<double> prob = naive_probabilities(p, qkv, i, h, begin, end);
         for (std::int64_t j = begin; j < end; ++j) {
           for (std::int64_t c = 0; c < p.head_dim; ++c) {
-            out[i * p.hidden() + h * p.head_dim + c] +=
-                w[j - begin] / sum * qkv[j * h3 + 2 * p.hidden() + h * p.head_dim + c];
+            out[i * p.hidden() + h * p.head_dim + c] += prob[j - begin] * qkv[qkv_at(p, j, 2, h, c)];
           }
         }
       }
@@ -82,34 +92,20 @@ Vec naive_forward(const Problem& p, const Vec& qkv) {
 
 // d(sum(dout * out))/d(qkv) by the softmax's textbook backward.
 Vec naive_backward(const Problem& p, const Vec& qkv, const Vec& dout) {
-  const std::int64_t h3 = 3 * p.hidden();
   const std::int64_t d = p.head_dim;
   const double scale = 1.0 / std::sqrt(static_cast<double>(d));
   Vec dqkv(qkv.size(), 0.0);
   const auto at = [&](std::int64_t token, int third, std::int64_t h, std::int64_t c) {
-    return static_cast<std::size_t>(token * h3 + third * p.hidden() + h * d + c);
+    return qkv_at(p, token, third, h, c);
   };
   for (std::size_t b = 0; b + 1 < p.offsets.size(); ++b) {
-    const std::int64_t begin = p.offsets[b], end = p.offsets[b + 1], len = end - begin;
+    const std::int64_t begin = p.offsets[b], end = p.offsets[b + 1];
     for (std::int64_t h = 0; h < p.heads; ++h) {
       for (std::int64_t i = begin; i < end; ++i) {
-        std::vector<double> prob(static_cast<std::size_t>(len), 0.0), dprob(prob.size(), 0.0);
-        double max = -std::numeric_limits<double>::infinity();
-        for (std::int64_t j = begin; j < end; ++j) {
-          if (!sees(p, i, j)) continue;
-          double dot = 0;
-          for (std::int64_t c = 0; c < d; ++c) dot += qkv[at(i, 0, h, c)] * qkv[at(j, 1, h, c)];
-          prob[j - begin] = dot * scale;
-          max = std::max(max, prob[j - begin]);
-        }
-        double sum = 0;
-        for (std::int64_t j = begin; j < end; ++j) {
-          prob[j - begin] = sees(p, i, j) ? std::exp(prob[j - begin] - max) : 0.0;
-          sum += prob[j - begin];
-        }
+        const std::vector<double> prob = naive_probabilities(p, qkv, i, h, begin, end);
+        std::vector<double> dprob(prob.size(), 0.0);
         double row = 0;
         for (std::int64_t j = begin; j < end; ++j) {
-          prob[j - begin] /= sum;
           for (std::int64_t c = 0; c < d; ++c) {
             dprob[j - begin] += dout[i * p.hidden() + h * d + c] * qkv[at(j, 2, h, c)];
             dqkv[at(j, 2, h, c)] += prob[j - begin] * dout[i * p.hidden() + h * d + c];
