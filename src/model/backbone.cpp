@@ -32,9 +32,27 @@ Backbone::Backbone(const BertConfig& config, const ParamTable& table, std::span<
   for (std::int64_t l = 0; l < config.num_hidden_layers; ++l) {
     layer_weights_.push_back(layer_params(params, l));
     layer_grads_.push_back(layer_params(grads, l));
-    layer_begin_.push_back(
-        table.at(fmt::format(fmt::runtime(arch.layer_prefix), l) + arch.layer.query + ".weight").offset);
+    // The layer's first parameter: its entries are contiguous in the table.
+    const std::string p = fmt::format(fmt::runtime(arch.layer_prefix), l);
+    std::int64_t begin = std::numeric_limits<std::int64_t>::max();
+    for (const ParamEntry& e : table.entries()) {
+      if (e.name.starts_with(p)) begin = std::min(begin, e.offset);
+    }
+    layer_begin_.push_back(begin);
   }
+  if (arch.structure.positions == PositionEncoding::kRotary) {
+    const std::int64_t positions = config.max_sequence_length();
+    rotary_.emplace_back(config.global_rope_theta, config.head_dim(), positions);
+    rotary_.emplace_back(config.local_rope_theta, config.head_dim(), positions);
+    for (std::int64_t l = 0; l < config.num_hidden_layers; ++l) {
+      layer_rotary_.push_back(config.attention_window(l) < 0 ? 0 : 1);
+    }
+  }
+}
+
+float* Backbone::find_in(std::span<float> arena, const std::string& name) const {
+  const ParamEntry* e = table_.find(name);
+  return e == nullptr ? nullptr : arena.data() + e->offset;
 }
 
 LayerParams Backbone::layer_params(std::span<float> arena, std::int64_t layer) const {
@@ -42,11 +60,22 @@ LayerParams Backbone::layer_params(std::span<float> arena, std::int64_t layer) c
   const LayerModules& m = arch.layer;
   const std::string p = fmt::format(fmt::runtime(arch.layer_prefix), layer);
   auto w = [&](const char* module) { return arena.data() + table_.at(p + module + ".weight").offset; };
-  auto b = [&](const char* module) { return arena.data() + table_.at(p + module + ".bias").offset; };
-  // The Q/K/V weights and biases are adjacent: query's pointer is the fused linear's.
-  return {w(m.query),          b(m.query),          w(m.attention_output), b(m.attention_output),
-          w(m.attention_norm), b(m.attention_norm), w(m.intermediate),     b(m.intermediate),
-          w(m.output),         b(m.output),         w(m.output_norm),      b(m.output_norm)};
+  // Biases the config leaves out, and a pre-norm layer's missing LN1, are null.
+  auto optional = [&](const char* module, const char* what) { return find_in(arena, p + module + what); };
+  // BERT's Q/K/V weights and biases are adjacent: query's pointer is the fused linear's.
+  const char* qkv = m.qkv != nullptr ? m.qkv : m.query;
+  return {w(qkv),
+          optional(qkv, ".bias"),
+          w(m.attention_output),
+          optional(m.attention_output, ".bias"),
+          optional(m.attention_norm, ".weight"),
+          optional(m.attention_norm, ".bias"),
+          w(m.intermediate),
+          optional(m.intermediate, ".bias"),
+          w(m.output),
+          optional(m.output, ".bias"),
+          w(m.output_norm),
+          optional(m.output_norm, ".bias")};
 }
 
 void Backbone::set_bf16_weights(std::span<const tensor::bf16> weights16) {
@@ -69,9 +98,12 @@ LayerDropout Backbone::layer_dropout(std::int64_t layer) const {
   LayerDropout drop;
   drop.rows = &*row_dropout_;
   if (!context_.train) return drop;
-  drop.hidden_p = static_cast<float>(config_.hidden_dropout_prob);
+  const LayerStructure& structure = architecture_of(config_).structure;
+  const auto hidden_p = static_cast<float>(config_.hidden_dropout_prob);
+  drop.hidden_p = structure.dropout_inside_feed_forward ? 0.0f : hidden_p;
+  drop.ffn_inner_p = structure.dropout_inside_feed_forward ? hidden_p : 0.0f;
   drop.attention_p = static_cast<float>(config_.attention_probs_dropout_prob);
-  drop.attention_output_p = architecture_of(config_).attention_output_dropout ? drop.hidden_p : 0.0f;
+  drop.attention_output_p = structure.attention_output_dropout ? hidden_p : 0.0f;
   drop.attention_output_site = layer_site(layer, 1);
   drop.output_site = layer_site(layer, 2);
   if (drop.attention_p > 0.0f) drop.attention_keys = row_dropout_->keys(layer_site(layer, 0));
@@ -79,17 +111,29 @@ LayerDropout Backbone::layer_dropout(std::int64_t layer) const {
 }
 
 float Backbone::embedding_dropout_p() const {
-  return context_.train ? static_cast<float>(config_.hidden_dropout_prob) : 0.0f;
+  return context_.train ? static_cast<float>(config_.*architecture_of(config_).structure.embedding_dropout) : 0.0f;
 }
 
-LayerDims Backbone::dims() const {
+LayerDims Backbone::dims(std::int64_t layer) const {
+  const LayerStructure& structure = architecture_of(config_).structure;
+  LayerForm form;
+  form.pre_norm = structure.norm == NormPlacement::kBeforeBlock;
+  form.attention_norm = !form.pre_norm || layer > 0 || structure.first_attention_norm;
+  form.geglu = structure.feed_forward == FeedForward::kGeglu;
+  if (!rotary_.empty()) {
+    form.rotary = &rotary_[layer_rotary_[static_cast<std::size_t>(layer)]];
+    form.positions = positions_.data();
+    form.window = config_.attention_window(layer);
+  }
+  form.ffn_inner_dropout = context_.train && structure.dropout_inside_feed_forward && config_.hidden_dropout_prob > 0;
   return {batch_size_,
           seq_,
           config_.hidden_size,
           config_.num_attention_heads,
           config_.intermediate_size,
           static_cast<float>(config_.layer_norm_eps),
-          offsets_};
+          offsets_,
+          form};
 }
 
 const float* Backbone::param(const std::string& suffix) const {
@@ -100,19 +144,50 @@ float* Backbone::grad(const std::string& suffix) const {
   return grads_.data() + table_.at(prefix_ + suffix).offset;
 }
 
+// Where the layers' tokens come from: the batch's layout as it is, or (a padded batch of a
+// family that runs packed rows) its real tokens packed, in order.
+void Backbone::lay_out_tokens(const data::Batch& batch) {
+  unpadded_ = !batch.packed() && !rotary_.empty();
+  layout_ = &batch;
+  if (unpadded_) {
+    packed_.batch = batch.batch;
+    packed_.seq = batch.seq;
+    packed_.row_ids = batch.row_ids;
+    packed_.input_ids.clear();
+    packed_.offsets.assign(1, 0);
+    token_index_.clear();
+    for (std::int64_t b = 0; b < batch.batch; ++b) {
+      for (std::int64_t t = 0; t < batch.seq; ++t) {
+        const auto i = static_cast<std::size_t>(b * batch.seq + t);
+        if (batch.attention_mask[i] == 0) continue;
+        token_index_.push_back(static_cast<std::int32_t>(i));
+        packed_.input_ids.push_back(batch.input_ids[i]);
+      }
+      packed_.offsets.push_back(static_cast<std::int32_t>(token_index_.size()));
+    }
+    layout_ = &packed_;
+  }
+  batch_size_ = layout_->batch;
+  seq_ = layout_->seq;
+  tokens_ = layout_->tokens();
+  offsets_ = layout_->packed() ? layout_->offsets.data() : nullptr;
+  ids_ = layout_->input_ids.data();
+}
+
 void Backbone::resize(const data::Batch& batch) {
-  batch_size_ = batch.batch;
-  seq_ = batch.seq;
-  tokens_ = batch.tokens();
-  offsets_ = batch.packed() ? batch.offsets.data() : nullptr;
+  lay_out_tokens(batch);
   const std::int64_t n = tokens_;
   const std::int64_t h = config_.hidden_size;
-  fit(mask_add_, batch.packed() ? 0 : n);
+  fit(mask_add_, offsets_ != nullptr ? 0 : n);
   fit(positions_, n);
   for (auto* v : {&emb_sum_, &emb_out_, &dhidden_a_, &dhidden_b_}) fit(*v, n * h);
   for (auto* v : {&emb_mean_, &emb_rstd_}) fit(*v, n);
-  for (LayerCache& c : layers_) c.resize(dims(), uses_bf16_);
-  scratch_.resize(dims(), uses_bf16_);
+  for (std::int64_t l = 0; l < config_.num_hidden_layers; ++l) layers_[l].resize(dims(l), uses_bf16_);
+  scratch_.resize(dims(0), uses_bf16_);
+  const bool final_norm = architecture_of(config_).structure.final_norm != nullptr;
+  fit(final_out_, final_norm ? n * h : 0);
+  for (auto* v : {&final_mean_, &final_rstd_}) fit(*v, final_norm ? n : 0);
+  for (auto* v : {&head_out_, &head_grad_}) fit(*v, unpadded_ ? batch.tokens() * h : 0);
 }
 
 const float* Backbone::forward(const data::Batch& batch, const StepContext& context) {
@@ -121,6 +196,7 @@ const float* Backbone::forward(const data::Batch& batch, const StepContext& cont
   resize(batch);
   const std::int64_t n = tokens_;
   const std::int64_t h = config_.hidden_size;
+  const Architecture& arch = architecture_of(config_);
 
   // HF get_extended_attention_mask: (1 - mask) * float32 lowest, added to the scores.
   // (DistilBERT fills masked scores with the lowest value instead: the same softmax.) A packed
@@ -128,79 +204,103 @@ const float* Backbone::forward(const data::Batch& batch, const StepContext& cont
   for (std::size_t i = 0; i < mask_add_.size(); ++i) {
     mask_add_[i] = batch.attention_mask[i] != 0 ? 0.0f : std::numeric_limits<float>::lowest();
   }
-  const bool from_ids = architecture_of(config_).positions_from_ids;
+  const bool from_ids = arch.structure.positions == PositionEncoding::kLearnedFromIds;
   const auto pad = static_cast<std::int32_t>(config_.pad_token_id);
-  for (std::int64_t b = 0; b < batch.batch; ++b) {
-    const std::int64_t first = batch.row_begin(b);
+  for (std::int64_t b = 0; b < batch_size_; ++b) {
+    const std::int64_t first = offsets_ != nullptr ? offsets_[b] : b * seq_;
+    const std::int64_t length = offsets_ != nullptr ? offsets_[b + 1] - offsets_[b] : seq_;
     std::int32_t count = 0;  // RoBERTa: non-padding tokens so far in the row
-    for (std::int64_t t = 0; t < batch.row_length(b); ++t) {
+    for (std::int64_t t = 0; t < length; ++t) {
       if (!from_ids) {
         positions_[first + t] = static_cast<std::int32_t>(t);
-      } else if (batch.input_ids[first + t] == pad) {
+      } else if (ids_[first + t] == pad) {
         positions_[first + t] = pad;
       } else {
         positions_[first + t] = pad + 1 + count++;
       }
     }
   }
+  const std::string word = std::string(arch.embeddings.word) + ".weight";
   if (config_.has_token_types()) {
-    tensor::embedding_forward(emb_sum_.data(), batch.input_ids.data(), batch.token_type_ids.data(),
-                              positions_.data(), param("embeddings.word_embeddings.weight"),
+    tensor::embedding_forward(emb_sum_.data(), ids_, batch.token_type_ids.data(), positions_.data(), param(word),
                               param("embeddings.position_embeddings.weight"),
                               param("embeddings.token_type_embeddings.weight"), n, h);
   } else {
-    tensor::word_position_embedding_forward(emb_sum_.data(), batch.input_ids.data(), positions_.data(),
-                                            param("embeddings.word_embeddings.weight"),
-                                            param("embeddings.position_embeddings.weight"), n, h);
+    const float* table = rotary_.empty() ? param("embeddings.position_embeddings.weight") : nullptr;
+    tensor::word_position_embedding_forward(emb_sum_.data(), ids_, positions_.data(), param(word), table, n, h);
   }
+  const std::string norm = prefix_ + arch.embeddings.norm;
   tensor::layernorm_forward(emb_out_.data(), emb_mean_.data(), emb_rstd_.data(), emb_sum_.data(),
-                            param("embeddings.LayerNorm.weight"), param("embeddings.LayerNorm.bias"), n, h,
+                            find_in(params_, norm + ".weight"), find_in(params_, norm + ".bias"), n, h,
                             static_cast<float>(config_.layer_norm_eps));
-  row_dropout_.emplace(batch, context);
+  row_dropout_.emplace(*layout_, context);
   row_dropout_->forward(emb_out_.data(), emb_out_.data(), h, embedding_dropout_p(), kEmbeddingSite, nullptr);
 
   const float* x = emb_out_.data();
   for (std::int64_t l = 0; l < config_.num_hidden_layers; ++l) {
     encoder_layer_forward(layers_[l], x, offsets_ != nullptr ? nullptr : mask_add_.data(), layer_weights_[l],
-                          dims(), layer_dropout(l));
-    x = layers_[l].ln2_out.data();
+                          dims(l), layer_dropout(l));
+    x = layers_[l].output;
   }
-  return x;
+  if (const char* final_norm = arch.structure.final_norm; final_norm != nullptr) {
+    const std::string name = final_norm;
+    tensor::layernorm_forward(final_out_.data(), final_mean_.data(), final_rstd_.data(), x,
+                              find_in(params_, name + ".weight"), find_in(params_, name + ".bias"), n, h,
+                              static_cast<float>(config_.layer_norm_eps));
+    x = final_out_.data();
+  }
+  if (!unpadded_) return x;
+  // Back to the batch's layout; padding rows are zeros (transformers' _pad_modernbert_output).
+  std::fill(head_out_.begin(), head_out_.end(), 0.0f);
+  for (std::int64_t i = 0; i < n; ++i) std::copy_n(x + i * h, h, head_out_.data() + token_index_[i] * h);
+  return head_out_.data();
 }
 
 void Backbone::backward(const GradientsFinal& done) {
   const data::Batch& batch = *batch_;
   const std::int64_t n = tokens_;
   const std::int64_t h = config_.hidden_size;
+  const Architecture& arch = architecture_of(config_);
   auto done_from = [&](std::int64_t offset) {
     if (done) done(offset);
   };
 
   float* dy = dhidden_a_.data();
   float* dx = dhidden_b_.data();
+  if (unpadded_) {  // the head's gradient at the real tokens; padding rows fed nothing
+    for (std::int64_t i = 0; i < n; ++i) std::copy_n(head_grad_.data() + token_index_[i] * h, h, dy + i * h);
+  }
+  if (const char* final_norm = arch.structure.final_norm; final_norm != nullptr) {
+    const std::string name = final_norm;
+    const float* last = layers_.back().output;
+    tensor::layernorm_backward(dx, find_in(grads_, name + ".weight"), find_in(grads_, name + ".bias"), dy, last,
+                               find_in(params_, name + ".weight"), final_mean_.data(), final_rstd_.data(), n, h);
+    std::swap(dx, dy);
+  }
   for (std::int64_t l = config_.num_hidden_layers - 1; l >= 0; --l) {
-    const float* x = l == 0 ? emb_out_.data() : layers_[l - 1].ln2_out.data();
-    encoder_layer_backward(dx, dy, layers_[l], x, layer_weights_[l], layer_grads_[l], scratch_, dims(),
+    const float* x = l == 0 ? emb_out_.data() : layers_[l - 1].output;
+    encoder_layer_backward(dx, dy, layers_[l], x, layer_weights_[l], layer_grads_[l], scratch_, dims(l),
                            layer_dropout(l));
     std::swap(dx, dy);
     done_from(layer_begin_[l]);
   }
 
   row_dropout_->backward_redraw(dy, dy, h, embedding_dropout_p(), kEmbeddingSite);
-  tensor::layernorm_backward(dx, grad("embeddings.LayerNorm.weight"), grad("embeddings.LayerNorm.bias"), dy,
-                             emb_sum_.data(), param("embeddings.LayerNorm.weight"), emb_mean_.data(),
+  const std::string norm = prefix_ + arch.embeddings.norm;
+  tensor::layernorm_backward(dx, find_in(grads_, norm + ".weight"), find_in(grads_, norm + ".bias"), dy,
+                             emb_sum_.data(), find_in(params_, norm + ".weight"), emb_mean_.data(),
                              emb_rstd_.data(), n, h);
+  const std::string word = std::string(arch.embeddings.word) + ".weight";
   if (config_.has_token_types()) {
-    tensor::embedding_backward(grad("embeddings.word_embeddings.weight"),
-                               grad("embeddings.position_embeddings.weight"),
-                               grad("embeddings.token_type_embeddings.weight"), dx, batch.input_ids.data(),
+    tensor::embedding_backward(grad(word), grad("embeddings.position_embeddings.weight"),
+                               grad("embeddings.token_type_embeddings.weight"), dx, ids_,
                                batch.token_type_ids.data(), positions_.data(), n, h, config_.pad_token_id);
   } else {
-    tensor::word_position_embedding_backward(
-        grad("embeddings.word_embeddings.weight"), grad("embeddings.position_embeddings.weight"), dx,
-        batch.input_ids.data(), positions_.data(), n, h, config_.pad_token_id);
+    float* d_table = rotary_.empty() ? grad("embeddings.position_embeddings.weight") : nullptr;
+    tensor::word_position_embedding_backward(grad(word), d_table, dx, ids_, positions_.data(), n, h,
+                                             config_.pad_token_id);
   }
-  if (architecture_of(config_).positions_from_ids) {
+  if (arch.structure.positions == PositionEncoding::kLearnedFromIds) {
     // RoBERTa's position table has padding_idx = pad_token_id, the position every padding
     // token takes: nn.Embedding leaves that row's gradient at zero.
     std::fill_n(grad("embeddings.position_embeddings.weight") + config_.pad_token_id * h, h, 0.0f);

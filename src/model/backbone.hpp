@@ -1,8 +1,13 @@
 #pragma once
-// Internal to model: the encoder every head sits on. BERT (BertModel without its pooler):
+// Internal to model: the encoder every head sits on, as the family describes it
+// (model/architectures: LayerStructure). BERT (BertModel without its pooler):
 //   x = dropout(LN(word[ids] + position[t] + token_type[types]))  then the encoder layers;
 // DistilBERT (DistilBertModel): the same without token types, and its layers have no dropout
-// after the attention's output dense. Dropout sites: 0 the embeddings, 1 + 3l + k layer l.
+// after the attention's output dense. ModernBERT (ModernBertModel): x = dropout(LN(word[ids])),
+// pre-norm layers with rotary positions, then final_norm; it runs packed rows only (the tiled
+// attention has no padding mask), so a padded batch is packed inside and its output laid back
+// out with zeros at the padding, as transformers' unpadded path does. Dropout sites: 0 the
+// embeddings, 1 + 3l + k layer l.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -16,6 +21,7 @@
 #include "shmtrain/model/row_dropout.hpp"
 #include "shmtrain/model/step_context.hpp"
 #include "shmtrain/tensor/bf16.hpp"
+#include "shmtrain/tensor/rotary.hpp"
 
 namespace shmtrain::model {
 
@@ -41,8 +47,9 @@ class Backbone {
   void set_bf16_weights(std::span<const tensor::bf16> weights16);
   bool uses_bf16() const { return uses_bf16_; }
 
-  // Where the head writes d(loss)/d(hidden states) (N, H) before backward().
-  float* output_grad() { return dhidden_a_.data(); }
+  // Where the head writes d(loss)/d(hidden states) (N, H) before backward(), in the batch's
+  // layout.
+  float* output_grad() { return unpadded_ ? head_grad_.data() : dhidden_a_.data(); }
 
   // Consumes output_grad(); accumulates the encoder's parameter gradients; calls `done` with
   // each layer's first offset as that layer is finished (from the last), then with 0.
@@ -52,10 +59,14 @@ class Backbone {
   LayerParams layer_params(std::span<float> arena, std::int64_t layer) const;
   LayerDropout layer_dropout(std::int64_t layer) const;
   float embedding_dropout_p() const;
-  LayerDims dims() const;
+  LayerDims dims(std::int64_t layer) const;
   const float* param(const std::string& suffix) const;
   float* grad(const std::string& suffix) const;
+  // A module's parameter in `arena` by full name; null when the model has none (a bias the
+  // config leaves out).
+  float* find_in(std::span<float> arena, const std::string& name) const;
   void resize(const data::Batch& batch);
+  void lay_out_tokens(const data::Batch& batch);
 
   BertConfig config_;
   const ParamTable& table_;
@@ -66,6 +77,9 @@ class Backbone {
   std::vector<LayerParams> layer_weights_;
   std::vector<LayerParams> layer_grads_;
   std::vector<std::int64_t> layer_begin_;
+  // Rotary families: the cos/sin tables of the full and the sliding layers' thetas.
+  std::vector<tensor::RotaryTable> rotary_;
+  std::vector<std::size_t> layer_rotary_;  // each layer's table in rotary_
   bool uses_bf16_ = false;
 
   // The last forward's inputs and activations.
@@ -74,14 +88,24 @@ class Backbone {
   std::optional<RowDropout> row_dropout_;  // over batch_
   std::int64_t batch_size_ = 0;
   std::int64_t seq_ = 0;
-  std::int64_t tokens_ = 0;
-  const std::int32_t* offsets_ = nullptr;   // the batch's, packed; null padded
+  std::int64_t tokens_ = 0;                 // the tokens the layers compute on
+  const std::int32_t* offsets_ = nullptr;   // packed (the batch's or own_offsets_); null padded
+  // A padded batch of a family that runs packed rows: the same rows packed (their ids, offsets
+  // and row ids, so each row draws the same dropout masks), and each packed token's place in
+  // the batch's layout.
+  bool unpadded_ = false;
+  data::Batch packed_;
+  std::vector<std::int32_t> token_index_;
+  const data::Batch* layout_ = nullptr;     // the batch, or packed_: what the layers run over
+  const std::int32_t* ids_ = nullptr;       // (tokens_) the ids the embeddings read
   std::vector<float> mask_add_;             // (B, T), padded only
   std::vector<std::int32_t> positions_;     // (N): each token's place in its row
   std::vector<float> emb_sum_, emb_out_;    // (N, H)
   std::vector<float> emb_mean_, emb_rstd_;  // (N)
   std::vector<LayerCache> layers_;
   LayerScratch scratch_;
+  std::vector<float> final_out_, final_mean_, final_rstd_;  // the final norm's (pre-norm families)
+  std::vector<float> head_out_, head_grad_;  // unpadded: the output and its gradient in the batch's layout
   std::vector<float> dhidden_a_, dhidden_b_;  // (N, H)
 };
 

@@ -16,6 +16,20 @@ std::int64_t BertConfig::max_sequence_length() const { return usable_positions(*
 
 std::string BertConfig::base_prefix() const { return architecture_of(*this).base_prefix; }
 
+std::int64_t BertConfig::attention_window(std::int64_t layer) const {
+  bool sliding = false;
+  if (!layer_types.empty()) {
+    sliding = layer_types.at(static_cast<std::size_t>(layer)) == "sliding_attention";
+  } else if (architecture_of(*this).structure.positions == PositionEncoding::kRotary) {
+    sliding = layer % global_attn_every_n_layers != 0;  // the legacy spelling's pattern
+  }
+  return sliding ? local_attention / 2 : -1;
+}
+
+double BertConfig::rope_theta(std::int64_t layer) const {
+  return attention_window(layer) < 0 ? global_rope_theta : local_rope_theta;
+}
+
 void BertConfig::validate(const std::string& source) const {
   const Architecture* arch = find_architecture(model_type);
   if (arch == nullptr) {

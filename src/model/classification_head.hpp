@@ -1,17 +1,19 @@
 #pragma once
-// Internal to model: the sequence-classification heads, one computation on h[CLS]:
-//   pooled = act(h[CLS] W_d^T + b_d);  logits = dropout(pooled) W_c^T + b_c     (B, num_labels)
-// BERT (BertForSequenceClassification): W_d = bert.pooler.dense, act = tanh, dropout
-// hidden_dropout_prob. DistilBERT (DistilBertForSequenceClassification): W_d = pre_classifier,
-// act = ReLU, dropout seq_classif_dropout. RoBERTa (RobertaClassificationHead): W_d =
-// classifier.dense, act = tanh, W_c = classifier.out_proj, and h[<s>] is dropped out before
-// W_d as well. Loss: cross-entropy, or MSE when num_labels == 1.
+// Internal to model: the sequence-classification heads, one computation on a pooled row:
+//   pooled = prediction_head(pool(h));  logits = dropout(pooled) W_c^T + b_c     (B, num_labels)
+// pool: the first token (every family; ModernBERT's classifier_pooling "cls") or the mean of
+// the row's real tokens (ModernBERT's "mean"). prediction_head.hpp has the families' dense
+// layers: BERT's pooler (tanh, dropout hidden_dropout_prob), DistilBERT's pre_classifier (ReLU,
+// seq_classif_dropout), RoBERTa's classifier.dense (tanh; W_c = classifier.out_proj, and the
+// pooled row is dropped out before the dense layer as well), ModernBERT's head (GELU, norm;
+// classifier_dropout). Loss: cross-entropy, or MSE when num_labels == 1.
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/model/param_table.hpp"
+#include "prediction_head.hpp"
 #include "task_head.hpp"
 
 namespace shmtrain::model {
@@ -28,22 +30,23 @@ class ClassificationHead final : public TaskHead {
     const auto labels = static_cast<std::size_t>(config_.num_labels());
     return std::span<const float>(logits_).subspan(static_cast<std::size_t>(b) * labels, labels);
   }
-  std::int64_t first_offset() const override { return first_offset_; }
+  std::int64_t first_offset() const override { return dense_.first_offset(); }
 
  private:
   float dropout_p() const;
 
   BertConfig config_;
-  bool relu_;           // DistilBERT; else tanh
+  bool mean_pooling_;
   bool dropout_first_;  // RoBERTa: dropout before the dense layer too
-  const float *dense_w_, *dense_b_, *classifier_w_, *classifier_b_;
-  float *d_dense_w_, *d_dense_b_, *d_classifier_w_, *d_classifier_b_;
-  std::int64_t first_offset_;
+  PredictionHead dense_;
+  const float *classifier_w_, *classifier_b_;
+  float *d_classifier_w_, *d_classifier_b_;
 
   const data::Batch* batch_ = nullptr;
   StepContext context_;
-  std::vector<float> cls_, cls_dropped_, pooled_pre_, pooled_, pooled_dropped_, dpooled_;  // (B, H)
-  std::vector<float> logits_, probs_;                                        // (B, L)
+  const float* pooled_ = nullptr;                                      // the prediction head's output
+  std::vector<float> cls_, cls_dropped_, pooled_dropped_, dpooled_, dcls_;  // (B, H)
+  std::vector<float> logits_, probs_;                                  // (B, L)
 };
 
 }  // namespace shmtrain::model

@@ -79,13 +79,27 @@ void init_parameter(const ParamEntry& entry, std::span<float> params, const Bert
     std::fill_n(p, entry.size, 0.0f);
     return;
   }
-  NormalSampler normal(mix64(seed) ^ fnv1a64(name), config.initializer_range);
-  for (std::int64_t i = 0; i < entry.size; ++i) p[i] = normal.next();
+  const Architecture& arch = architecture_of(config);
+  if (arch.init_std != nullptr) {
+    // trunc_normal_(std, a = -cutoff * std, b = cutoff * std): draws outside are drawn again.
+    const double std = arch.init_std(config, name);
+    const double bound = config.initializer_cutoff_factor * std;
+    NormalSampler normal(mix64(seed) ^ fnv1a64(name), std);
+    for (std::int64_t i = 0; i < entry.size; ++i) {
+      float v = normal.next();
+      while (std::abs(static_cast<double>(v)) > bound) v = normal.next();
+      p[i] = v;
+    }
+  } else {
+    NormalSampler normal(mix64(seed) ^ fnv1a64(name), config.initializer_range);
+    for (std::int64_t i = 0; i < entry.size; ++i) p[i] = normal.next();
+  }
+  if (!arch.zero_padding_embedding) return;
   // nn.Embedding(padding_idx=pad_token_id) zeroes that row: the word table's, and RoBERTa's
   // position table's too (its padding_idx is the same).
-  const bool padded_positions = architecture_of(config).positions_from_ids &&
+  const bool padded_positions = arch.structure.positions == PositionEncoding::kLearnedFromIds &&
                                 name == config.base_prefix() + "embeddings.position_embeddings.weight";
-  if (name == config.base_prefix() + "embeddings.word_embeddings.weight" || padded_positions) {
+  if (name == config.base_prefix() + arch.embeddings.word + ".weight" || padded_positions) {
     std::fill_n(p + config.pad_token_id * config.hidden_size, config.hidden_size, 0.0f);
   }
 }

@@ -29,10 +29,14 @@ std::vector<std::string> candidate_names(const std::string& name, std::string_vi
 }
 
 // The task heads' tensors, which a base or pre-training checkpoint lacks. BERT's pooler is
-// part of BertModel (its checkpoints have it); DistilBERT's pre_classifier is the head's.
+// part of BertModel (its checkpoints have it); DistilBERT's pre_classifier and ModernBERT's
+// head.dense and head.norm (which its MLM checkpoints carry, and ModernBertModel's lack) are the
+// head's.
 bool is_head(const std::string& name, const Architecture& arch) {
   if (name.starts_with("classifier.") || name.starts_with("qa_outputs.")) return true;
-  return arch.pooler_is_head && name.starts_with(std::string(arch.pooler) + ".");
+  if (!arch.pooler_is_head) return false;
+  return name.starts_with(std::string(arch.pooler) + ".") ||
+         (arch.pooler_norm != nullptr && name.starts_with(std::string(arch.pooler_norm) + "."));
 }
 
 }  // namespace

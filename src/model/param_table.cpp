@@ -19,53 +19,76 @@ void ParamTable::add(std::string name, std::vector<std::int64_t> shape, ParamKin
   count_ += size;
 }
 
-void ParamTable::add_norm(const std::string& module, std::int64_t width) {
+void ParamTable::add_norm(const std::string& module, std::int64_t width, bool bias) {
   add(module + ".weight", {width}, ParamKind::kNorm);
-  add(module + ".bias", {width}, ParamKind::kNorm);
+  if (bias) add(module + ".bias", {width}, ParamKind::kNorm);
 }
 
-void ParamTable::add_linear(const std::string& module, std::int64_t out, std::int64_t in) {
+void ParamTable::add_linear(const std::string& module, std::int64_t out, std::int64_t in, bool bias) {
   add(module + ".weight", {out, in}, ParamKind::kWeight);
-  add(module + ".bias", {out}, ParamKind::kBias);
+  if (bias) add(module + ".bias", {out}, ParamKind::kBias);
+}
+
+void ParamTable::add_head(const BertConfig& c) {
+  const Architecture& arch = architecture_of(c);
+  const std::int64_t h = c.hidden_size;
+  auto pooler = [&] {
+    add_linear(arch.pooler, h, h, c.classifier_bias);
+    if (arch.pooler_norm != nullptr) add_norm(arch.pooler_norm, h, c.norm_bias);
+  };
+  // The classifiers always have a bias (ModernBERT's classifier_bias is head.dense's).
+  if (c.head == ModelHead::kQuestionAnswering) {
+    if (arch.token_heads_use_pooler) pooler();
+    add_linear(arch.qa_outputs, c.num_labels(), h, true);
+  } else if (c.head == ModelHead::kTokenClassification) {  // <Family>ForTokenClassification: no pooler
+    if (arch.token_heads_use_pooler) pooler();
+    add_linear("classifier", c.num_labels(), h, true);
+  } else {
+    pooler();
+    add_linear(arch.classifier, c.num_labels(), h, true);
+  }
 }
 
 ParamTable ParamTable::for_model(const BertConfig& c) {
   const Architecture& arch = architecture_of(c);
+  const LayerStructure& structure = arch.structure;
   ParamTable t;
   const std::int64_t h = c.hidden_size;
   const std::int64_t inter = c.intermediate_size;
-  const std::string embeddings = std::string(arch.base_prefix) + "embeddings.";
-  t.add(embeddings + "word_embeddings.weight", {c.vocab_size, h}, ParamKind::kWeight);
-  t.add(embeddings + "position_embeddings.weight", {c.max_position_embeddings, h}, ParamKind::kWeight);
-  if (c.has_token_types()) {
-    t.add(embeddings + "token_type_embeddings.weight", {c.type_vocab_size, h}, ParamKind::kWeight);
+  const std::string base = arch.base_prefix;
+  t.add(base + arch.embeddings.word + ".weight", {c.vocab_size, h}, ParamKind::kWeight);
+  if (structure.positions != PositionEncoding::kRotary) {
+    t.add(base + "embeddings.position_embeddings.weight", {c.max_position_embeddings, h}, ParamKind::kWeight);
   }
-  t.add_norm(embeddings + "LayerNorm", h);
+  if (c.has_token_types()) {
+    t.add(base + "embeddings.token_type_embeddings.weight", {c.type_vocab_size, h}, ParamKind::kWeight);
+  }
+  t.add_norm(base + arch.embeddings.norm, h, c.norm_bias);
   const LayerModules& m = arch.layer;
+  const std::int64_t inter_rows = structure.feed_forward == FeedForward::kGeglu ? 2 * inter : inter;
+  const bool pre_norm = structure.norm == NormPlacement::kBeforeBlock;
   for (std::int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const std::string p = fmt::format(fmt::runtime(arch.layer_prefix), l);
-    t.add(p + m.query + ".weight", {h, h}, ParamKind::kWeight);
-    t.add(p + m.key + ".weight", {h, h}, ParamKind::kWeight, false);
-    t.add(p + m.value + ".weight", {h, h}, ParamKind::kWeight, false);
-    t.add(p + m.query + ".bias", {h}, ParamKind::kBias);
-    t.add(p + m.key + ".bias", {h}, ParamKind::kBias, false);
-    t.add(p + m.value + ".bias", {h}, ParamKind::kBias, false);
-    t.add_linear(p + m.attention_output, h, h);
-    t.add_norm(p + m.attention_norm, h);
-    t.add_linear(p + m.intermediate, inter, h);
-    t.add_linear(p + m.output, h, inter);
-    t.add_norm(p + m.output_norm, h);
+    if (pre_norm && (l > 0 || structure.first_attention_norm)) t.add_norm(p + m.attention_norm, h, c.norm_bias);
+    if (m.qkv != nullptr) {
+      t.add_linear(p + m.qkv, 3 * h, h, c.attention_bias);
+    } else {
+      t.add(p + m.query + ".weight", {h, h}, ParamKind::kWeight);
+      t.add(p + m.key + ".weight", {h, h}, ParamKind::kWeight, false);
+      t.add(p + m.value + ".weight", {h, h}, ParamKind::kWeight, false);
+      t.add(p + m.query + ".bias", {h}, ParamKind::kBias);
+      t.add(p + m.key + ".bias", {h}, ParamKind::kBias, false);
+      t.add(p + m.value + ".bias", {h}, ParamKind::kBias, false);
+    }
+    t.add_linear(p + m.attention_output, h, h, c.attention_bias);
+    if (!pre_norm) t.add_norm(p + m.attention_norm, h, c.norm_bias);
+    if (pre_norm) t.add_norm(p + m.output_norm, h, c.norm_bias);
+    t.add_linear(p + m.intermediate, inter_rows, h, c.mlp_bias);
+    t.add_linear(p + m.output, h, inter, c.mlp_bias);
+    if (!pre_norm) t.add_norm(p + m.output_norm, h, c.norm_bias);
   }
-  if (c.head == ModelHead::kQuestionAnswering) {
-    t.add_linear("qa_outputs", c.num_labels(), h);
-    return t;
-  }
-  if (c.head == ModelHead::kTokenClassification) {  // <Family>ForTokenClassification: no pooler
-    t.add_linear("classifier", c.num_labels(), h);
-    return t;
-  }
-  t.add_linear(arch.pooler, h, h);
-  t.add_linear(arch.classifier, c.num_labels(), h);
+  if (structure.final_norm != nullptr) t.add_norm(structure.final_norm, h, c.norm_bias);
+  t.add_head(c);
   return t;
 }
 

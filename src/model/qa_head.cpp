@@ -13,11 +13,14 @@ namespace shmtrain::model {
 QaHead::QaHead(const BertConfig& config, const ParamTable& table, std::span<float> params,
                std::span<float> grads)
     : config_(config) {
-  weight_ = params.data() + table.at("qa_outputs.weight").offset;
-  bias_ = params.data() + table.at("qa_outputs.bias").offset;
-  d_weight_ = grads.data() + table.at("qa_outputs.weight").offset;
-  d_bias_ = grads.data() + table.at("qa_outputs.bias").offset;
-  first_offset_ = table.at("qa_outputs.weight").offset;
+  const Architecture& arch = architecture_of(config);
+  if (arch.token_heads_use_pooler) dense_.emplace(config, table, params, grads);
+  const std::string linear = arch.qa_outputs;
+  weight_ = params.data() + table.at(linear + ".weight").offset;
+  bias_ = params.data() + table.at(linear + ".bias").offset;
+  d_weight_ = grads.data() + table.at(linear + ".weight").offset;
+  d_bias_ = grads.data() + table.at(linear + ".bias").offset;
+  first_offset_ = dense_ ? dense_->first_offset() : table.at(linear + ".weight").offset;
 }
 
 float QaHead::dropout_p() const {
@@ -34,11 +37,12 @@ float QaHead::forward(const float* hidden, const data::Batch& batch, const StepC
   fit(dlogits_, n * 2);
   for (auto* v : {&start_logits_, &end_logits_, &start_probs_, &end_probs_}) fit(*v, n);
 
-  input_ = hidden;
+  dense_out_ = dense_ ? dense_->forward(hidden, n) : hidden;
+  input_ = dense_out_;
   if (dropout_p() > 0.0f) {
     fit(dropped_, n * h);
     RowDropout(batch, context)
-        .forward(dropped_.data(), hidden, h, dropout_p(), layer_site(config_.num_hidden_layers, 0), nullptr);
+        .forward(dropped_.data(), dense_out_, h, dropout_p(), layer_site(config_.num_hidden_layers, 0), nullptr);
     input_ = dropped_.data();
   }
   tensor::linear_forward(logits_.data(), input_, weight_, bias_, n, h, 2);
@@ -97,11 +101,17 @@ void QaHead::backward(float* dhidden, float loss_scale) {
     dlogits_[2 * i] = start_probs_[i];
     dlogits_[2 * i + 1] = end_probs_[i];
   }
-  tensor::linear_backward(dhidden, d_weight_, d_bias_, dlogits_.data(), input_, weight_, n, h, 2);
+  float* d_input = dhidden;
+  if (dense_) {
+    fit(d_dense_out_, n * h);
+    d_input = d_dense_out_.data();
+  }
+  tensor::linear_backward(d_input, d_weight_, d_bias_, dlogits_.data(), input_, weight_, n, h, 2);
   if (dropout_p() > 0.0f) {
     RowDropout(*batch_, context_)
-        .backward_redraw(dhidden, dhidden, h, dropout_p(), layer_site(config_.num_hidden_layers, 0));
+        .backward_redraw(d_input, d_input, h, dropout_p(), layer_site(config_.num_hidden_layers, 0));
   }
+  if (dense_) dense_->backward(dhidden, d_input);
 }
 
 }  // namespace shmtrain::model

@@ -7,13 +7,17 @@
 // the padding included (as HF's); a packed row has no padding, so its softmax runs over its
 // own tokens: the loss of a batch padded to max_length depends on the padding, the packed one
 // does not (the logits of the real tokens are the same).
-// BERT has no dropout here; DistilBERT's is qa_dropout.
+// BERT has no dropout here; DistilBERT's is qa_dropout. ModernBertForQuestionAnswering runs its
+// prediction head on every token first and names the linear "classifier":
+// logits = dropout(head(h)) W^T + b, dropout classifier_dropout.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/model/param_table.hpp"
+#include "prediction_head.hpp"
 #include "task_head.hpp"
 
 namespace shmtrain::model {
@@ -38,12 +42,17 @@ class QaHead final : public TaskHead {
   void loss_backward(float loss_scale);
 
   BertConfig config_;
+  // ModernBERT's prediction head on every token before the classifier (Architecture::
+  // token_heads_use_pooler); absent for BERT's families.
+  std::optional<PredictionHead> dense_;
   const float *weight_, *bias_;
   float *d_weight_, *d_bias_;
   std::int64_t first_offset_;
 
   const data::Batch* batch_ = nullptr;
   StepContext context_;
+  const float* dense_out_ = nullptr;    // the prediction head's output, or the hidden states
+  std::vector<float> d_dense_out_;     // (N, H), with a prediction head
   const float* input_ = nullptr;         // the hidden states, or dropped_ under dropout
   std::vector<float> dropped_;           // (N, H)
   std::vector<float> logits_, dlogits_;  // (N, 2)

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "architectures/architecture.hpp"
 #include "backbone.hpp"
 #include "fit.hpp"
 #include "shmtrain/data/dataset.hpp"
@@ -14,15 +15,16 @@ namespace shmtrain::model {
 TokenHead::TokenHead(const BertConfig& config, const ParamTable& table, std::span<float> params,
                      std::span<float> grads)
     : config_(config) {
+  if (architecture_of(config).token_heads_use_pooler) dense_.emplace(config, table, params, grads);
   weight_ = params.data() + table.at("classifier.weight").offset;
   bias_ = params.data() + table.at("classifier.bias").offset;
   d_weight_ = grads.data() + table.at("classifier.weight").offset;
   d_bias_ = grads.data() + table.at("classifier.bias").offset;
-  first_offset_ = table.at("classifier.weight").offset;
+  first_offset_ = dense_ ? dense_->first_offset() : table.at("classifier.weight").offset;
 }
 
 float TokenHead::dropout_p() const {
-  return context_.train ? static_cast<float>(config_.hidden_dropout_prob) : 0.0f;
+  return context_.train ? static_cast<float>(config_.*architecture_of(config_).token_dropout) : 0.0f;
 }
 
 float TokenHead::forward(const float* hidden, const data::Batch& batch, const StepContext& context) {
@@ -33,11 +35,12 @@ float TokenHead::forward(const float* hidden, const data::Batch& batch, const St
   const std::int64_t l = config_.num_labels();
   fit(logits_, n * l);
   fit(dlogits_, n * l);
-  input_ = hidden;
+  dense_out_ = dense_ ? dense_->forward(hidden, n) : hidden;
+  input_ = dense_out_;
   if (dropout_p() > 0.0f) {
     fit(dropped_, n * h);
     RowDropout(batch, context)
-        .forward(dropped_.data(), hidden, h, dropout_p(), layer_site(config_.num_hidden_layers, 0), nullptr);
+        .forward(dropped_.data(), dense_out_, h, dropout_p(), layer_site(config_.num_hidden_layers, 0), nullptr);
     input_ = dropped_.data();
   }
   tensor::linear_forward(logits_.data(), input_, weight_, bias_, n, h, l);
@@ -82,11 +85,17 @@ void TokenHead::backward(float* dhidden, float loss_scale) {
     d[label] -= 1.0f;
     for (std::int64_t k = 0; k < l; ++k) d[k] *= scale;
   }
-  tensor::linear_backward(dhidden, d_weight_, d_bias_, dlogits_.data(), input_, weight_, n, h, l);
+  float* d_input = dhidden;
+  if (dense_) {
+    fit(d_dense_out_, n * h);
+    d_input = d_dense_out_.data();
+  }
+  tensor::linear_backward(d_input, d_weight_, d_bias_, dlogits_.data(), input_, weight_, n, h, l);
   if (dropout_p() > 0.0f) {
     RowDropout(batch, context_)
-        .backward_redraw(dhidden, dhidden, h, dropout_p(), layer_site(config_.num_hidden_layers, 0));
+        .backward_redraw(d_input, d_input, h, dropout_p(), layer_site(config_.num_hidden_layers, 0));
   }
+  if (dense_) dense_->backward(dhidden, d_input);
 }
 
 }  // namespace shmtrain::model

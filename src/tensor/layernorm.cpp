@@ -37,7 +37,11 @@ void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, c
       const float var = lane_sum(channels, [&](std::int64_t c) { return (x[c] - m) * (x[c] - m); });
       const float s = 1.0f / std::sqrt(var / static_cast<float>(channels) + eps);
       float* y = out + r * channels;
-      for (std::int64_t c = 0; c < channels; ++c) y[c] = (x[c] - m) * s * weight[c] + bias[c];
+      if (bias != nullptr) {
+        for (std::int64_t c = 0; c < channels; ++c) y[c] = (x[c] - m) * s * weight[c] + bias[c];
+      } else {
+        for (std::int64_t c = 0; c < channels; ++c) y[c] = (x[c] - m) * s * weight[c];
+      }
       mean[r] = m;
       rstd[r] = s;
     }
@@ -80,7 +84,7 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
   });
   for (std::int64_t c = 0; c < channels; ++c) {
     dweight[c] += sums[c];
-    dbias[c] += sums[channels + c];
+    if (dbias != nullptr) dbias[c] += sums[channels + c];
   }
 }
 

@@ -188,7 +188,10 @@ INSTANTIATE_TEST_SUITE_P(Models, HeadParity,
                                            Fixture{"xlmr_cls", ModelHead::kSequenceClassification},
                                            Fixture{"bert_tok", ModelHead::kTokenClassification},
                                            Fixture{"distilbert_tok", ModelHead::kTokenClassification},
-                                           Fixture{"roberta_tok", ModelHead::kTokenClassification}),
+                                           Fixture{"roberta_tok", ModelHead::kTokenClassification},
+                                           Fixture{"modernbert_cls", ModelHead::kSequenceClassification},
+                                           Fixture{"modernbert_mean", ModelHead::kSequenceClassification},
+                                           Fixture{"modernbert_tok", ModelHead::kTokenClassification}),
                          [](const ::testing::TestParamInfo<Fixture>& param_info) {
                            return param_info.param.name;
                          });

@@ -60,6 +60,31 @@ struct BertConfig {
   // BERT's classifier uses hidden_dropout_prob; BertForQuestionAnswering has no dropout.
   double seq_classif_dropout = 0.2;
   double qa_dropout = 0.1;
+  // Biases of the encoder's linears and norms, and of the head's dense layer: every module of
+  // BERT's families has them; ModernBERT's config.json says (attention_bias, mlp_bias,
+  // norm_bias, classifier_bias; all false in the released checkpoints).
+  bool attention_bias = true;
+  bool mlp_bias = true;
+  bool norm_bias = true;
+  bool classifier_bias = true;
+  // ModernBERT (ModernBertConfig). Layer i's attention is "full_attention" (every key of its
+  // sequence) or "sliding_attention" (keys within local_attention / 2 positions on each side);
+  // rotary positions turn at global_rope_theta on the first kind, local_rope_theta on the
+  // second. config.json spells the pattern as layer_types and rope_parameters (transformers 5)
+  // or as global_attn_every_n_layers and the two thetas (4.48 to 4.5x); both are read.
+  std::vector<std::string> layer_types;  // empty: every layer full (BERT's families)
+  std::int64_t global_attn_every_n_layers = 3;
+  std::int64_t local_attention = 128;
+  double global_rope_theta = 160000.0;
+  double local_rope_theta = 10000.0;
+  std::string classifier_pooling = "cls";  // "cls": the first token; "mean": the real tokens' mean
+  std::string classifier_activation = "gelu";
+  double embedding_dropout = 0.0;
+  double classifier_dropout = 0.0;
+  double initializer_cutoff_factor = 2.0;  // truncated-normal init at +-cutoff * std
+  std::int64_t cls_token_id = 0;
+  std::int64_t sep_token_id = 0;
+  bool decoder_bias = true;  // the MLM head's, written back as read
   // Chosen by the run (the task), not by config.json: HF's scripts load any checkpoint into
   // the head class they need. architectures records it when the model is written.
   ModelHead head = ModelHead::kSequenceClassification;
@@ -77,6 +102,11 @@ struct BertConfig {
   std::int64_t max_sequence_length() const;
   // The state_dict prefix of the encoder: "bert." or "distilbert.".
   std::string base_prefix() const;
+  // Layer `layer`'s attention: -1 for every key of the sequence, else the distance on each side
+  // a sliding layer sees (local_attention / 2).
+  std::int64_t attention_window(std::int64_t layer) const;
+  // Layer `layer`'s rotary theta (ModernBERT).
+  double rope_theta(std::int64_t layer) const;
 
   // REQUIRES nothing; throws InputError naming the key when a value is out of range or two
   // values disagree (hidden_size not divisible by num_attention_heads, ...). `source` names

@@ -15,6 +15,9 @@
 // runs, and the model's backward finishes them in that order). Inside a layer, the
 // query/key/value weights (DistilBERT: q_lin/k_lin/v_lin) are adjacent, and so are their
 // biases: together they are the (3H, H) weight and (3H) bias of one fused Q/K/V linear.
+// ModernBERT (ModernBertFor*: model.{embeddings, layers.N, final_norm}.*, head.*, classifier.*)
+// has one Wqkv, and its biases only where config.json gives them; its layers list their
+// modules in forward order (attn_norm, attn.Wqkv, attn.Wo, mlp_norm, mlp.Wi, mlp.Wo).
 // Other entries start on a 64-byte boundary.
 #include <cstdint>
 #include <string>
@@ -65,10 +68,12 @@ class ParamTable {
 
  private:
   void add(std::string name, std::vector<std::int64_t> shape, ParamKind kind, bool align = true);
-  // A LayerNorm module's weight and bias (prefix "...LayerNorm").
-  void add_norm(const std::string& module, std::int64_t width);
-  // A linear layer's weight (out, in) and bias (out).
-  void add_linear(const std::string& module, std::int64_t out, std::int64_t in);
+  // A LayerNorm module's weight and, when it has one, its bias.
+  void add_norm(const std::string& module, std::int64_t width, bool bias);
+  // A linear layer's weight (out, in) and, when it has one, its bias (out).
+  void add_linear(const std::string& module, std::int64_t out, std::int64_t in, bool bias);
+  // The head's modules on the encoder (config.head), after the layers.
+  void add_head(const BertConfig& config);
   std::vector<ParamEntry> entries_;
   std::int64_t count_ = 0;
 };

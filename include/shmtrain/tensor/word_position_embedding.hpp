@@ -1,6 +1,7 @@
 #pragma once
-// DistilBERT's input embeddings: word + position, summed (before the LayerNorm). BERT's,
-// which add token types too, are embedding.hpp.
+// DistilBERT's input embeddings: word + position, summed (before the LayerNorm); with no
+// position table (wpe and dwpe null), ModernBERT's: the word embedding alone. BERT's, which add
+// token types too, are embedding.hpp.
 #include <cstdint>
 
 namespace shmtrain::tensor {

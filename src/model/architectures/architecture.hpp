@@ -31,18 +31,58 @@ struct ConfigKeys {
   const char* attention_probs_dropout_prob;
 };
 
-// One encoder layer's modules, named after the layer's prefix; each has a ".weight" and a
-// ".bias". The table lays out the Q/K/V weights adjacently, then their three biases: together
-// the (3H, H) weight and (3H) bias of one fused Q/K/V linear.
+// One encoder layer's modules, named after the layer's prefix; each has a ".weight" and, when
+// the config gives the module a bias, a ".bias". BERT's families have separate query, key and
+// value modules, which the table lays out adjacently (weights, then biases): together the
+// (3H, H) weight and (3H) bias of one fused Q/K/V linear. ModernBERT's is one module, `qkv`.
 struct LayerModules {
-  const char* query;
+  const char* query;  // nullptr when `qkv` is set
   const char* key;
   const char* value;
+  const char* qkv;               // the fused Q/K/V linear ("attn.Wqkv"), or nullptr
   const char* attention_output;  // the dense layer after attention
-  const char* attention_norm;    // LayerNorm after the attention block's residual
-  const char* intermediate;      // the feed-forward's first linear (H -> intermediate)
+  const char* attention_norm;    // the attention block's norm (after its residual, or before it)
+  const char* intermediate;      // the feed-forward's first linear (H -> intermediate, or 2 x for GeGLU)
   const char* output;            // its second (intermediate -> H)
-  const char* output_norm;       // LayerNorm after the feed-forward's residual
+  const char* output_norm;       // the feed-forward block's norm
+};
+
+// The embeddings' modules, after the base prefix.
+struct EmbeddingModules {
+  const char* word;  // "embeddings.word_embeddings", ModernBERT's "embeddings.tok_embeddings"
+  const char* norm;  // "embeddings.LayerNorm", ModernBERT's "embeddings.norm"
+};
+
+// How the family's encoder layer computes: data that model/backbone and model/encoder_layer
+// read, so that a family is a description, not a copy of the layer.
+enum class NormPlacement {
+  kAfterResidual,  // BERT: x -> LN(x + block(x)), for the attention and the feed-forward block
+  kBeforeBlock,    // ModernBERT: x -> x + block(LN(x)), and a final norm after the last layer
+};
+enum class FeedForward {
+  kGelu,   // gelu(x W_i^T) W_o^T
+  kGeglu,  // (gelu(u) * g) W_o^T with [u | g] = x W_i^T (W_i is 2 x intermediate rows)
+};
+enum class PositionEncoding {
+  kLearned,         // a position table, position t of the row (BERT, DistilBERT)
+  kLearnedFromIds,  // RoBERTa's: padding_idx + 1 + the running count of non-padding tokens
+  kRotary,          // rotary Q and K, no table; attention tiled (tensor/flash_attention) per layer type
+};
+enum class Activation { kTanh, kRelu, kGelu };
+
+struct LayerStructure {
+  NormPlacement norm;
+  bool first_attention_norm;  // false: layer 0's attention norm is Identity (ModernBERT)
+  FeedForward feed_forward;
+  PositionEncoding positions;
+  // Dropout after the attention's output dense, before its residual: BERT's hidden_dropout_prob
+  // (true); DistilBERT has none; ModernBERT's out_drop uses attention_dropout (refused > 0).
+  bool attention_output_dropout;
+  // ModernBERT drops the feed-forward's inner activation (mlp_dropout, before W_o); BERT drops
+  // the output dense's result (hidden_dropout_prob, before the residual).
+  bool dropout_inside_feed_forward;
+  double BertConfig::*embedding_dropout;  // the embeddings' dropout rate
+  const char* final_norm;                 // the norm after the last layer (full name), or nullptr
 };
 
 struct Architecture {
@@ -51,28 +91,40 @@ struct Architecture {
   const char* display_name;  // in messages: "BERT"
   const char* base_prefix;   // the encoder's state_dict prefix: "bert."
   const char* layer_prefix;  // an encoder layer's, with {} for its index: "bert.encoder.layer.{}."
+  EmbeddingModules embeddings;
   LayerModules layer;
+  LayerStructure structure;
 
-  // Sequence classification: the dense layer between the first token and the classifier
-  // ("bert.pooler.dense", DistilBERT's "pre_classifier"), whether it belongs to the head
-  // (a base checkpoint lacks it and it is initialised) or to the encoder (BERT's pooler), and
-  // its activation.
+  // Sequence classification: the dense layer between the pooled token and the classifier
+  // ("bert.pooler.dense", DistilBERT's "pre_classifier", ModernBERT's "head.dense"), whether it
+  // belongs to the head (a base checkpoint lacks it and it is initialised) or to the encoder
+  // (BERT's pooler), its activation, and the norm after it (ModernBertPredictionHead's
+  // "head.norm"; nullptr: none).
   const char* pooler;
   bool pooler_is_head;
-  bool pooler_relu;  // ReLU (DistilBERT) or tanh (BERT, RoBERTa)
+  Activation pooler_activation;
+  const char* pooler_norm;
+  // ModernBERT runs the same prediction head (pooler, activation, norm) on every token before
+  // its token-classification and question-answering classifiers; BERT's heads read the
+  // encoder's output directly.
+  bool token_heads_use_pooler;
   // The classifier's module name ("classifier", RoBERTa's "classifier.out_proj"), and whether
   // dropout also comes before the dense layer (RobertaClassificationHead's first dropout).
   const char* classifier;
   bool dropout_before_pooler;
-  // The dropout rate before the classifier, and before qa_outputs (nullptr: none).
+  // The question-answering linear: "qa_outputs" (BERT's families), "classifier" (ModernBERT).
+  const char* qa_outputs;
+  // The dropout rate before the classifier, before the token classifier, and before the QA
+  // linear (nullptr: none).
   double BertConfig::*classifier_dropout;
+  double BertConfig::*token_dropout;
   double BertConfig::*qa_dropout;
-  // BERT drops the attention block's output before its residual; DistilBERT does not.
-  bool attention_output_dropout;
-  // RoBERTa's positions: padding_idx + 1 + the running count of non-padding tokens, and
-  // padding_idx for padding (the table's first pad_token_id + 1 rows are never a real
-  // token's); BERT's and DistilBERT's: 0, 1, 2, ...
-  bool positions_from_ids;
+  // nn.Embedding(padding_idx) zeroes the word table's padding row at initialisation (BERT's
+  // families); ModernBERT's _init_weights overwrites it with random values.
+  bool zero_padding_embedding;
+  // The standard deviation a new parameter is drawn with, and whether the normal is truncated at
+  // +-initializer_cutoff_factor std (ModernBERT's trunc_normal_); null: initializer_range.
+  double (*init_std)(const BertConfig& config, std::string_view name);
 
   ConfigKeys keys;
   // transformers' defaults where they differ from BertConfig's initialisers.
@@ -84,6 +136,10 @@ struct Architecture {
   // Checks of the family's own values; throws InputError "<source>: ...".
   void (*validate)(const BertConfig& config, const std::string& source);
 };
+
+// BERT's layer (post-norm, GELU feed-forward, learned positions), with or without dropout after
+// the attention's output dense.
+LayerStructure post_norm_structure(PositionEncoding positions, bool attention_output_dropout);
 
 // The positions a sequence of the family can use: max_position_embeddings, less RoBERTa's
 // pad_token_id + 1 reserved rows (514 -> 512).

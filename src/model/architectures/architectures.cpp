@@ -14,12 +14,13 @@ const Architecture& distilbert_architecture();  // distilbert.cpp
 const Architecture& roberta_architecture();     // roberta.cpp
 const Architecture& xlm_roberta_architecture();  // roberta.cpp
 const Architecture& camembert_architecture();   // roberta.cpp
+const Architecture& modernbert_architecture();  // modernbert.cpp
 
 namespace {
 
-std::array<const Architecture*, 5> all_architectures() {
-  return {&bert_architecture(), &distilbert_architecture(), &roberta_architecture(), &xlm_roberta_architecture(),
-          &camembert_architecture()};
+std::array<const Architecture*, 6> all_architectures() {
+  return {&bert_architecture(),        &distilbert_architecture(), &roberta_architecture(),
+          &xlm_roberta_architecture(), &camembert_architecture(),  &modernbert_architecture()};
 }
 
 }  // namespace
@@ -49,8 +50,21 @@ void read_classifier_dropout(const ConfigObject& config, const BertConfig& out) 
   }
 }
 
+LayerStructure post_norm_structure(PositionEncoding positions, bool attention_output_dropout) {
+  return {.norm = NormPlacement::kAfterResidual,
+          .first_attention_norm = true,
+          .feed_forward = FeedForward::kGelu,
+          .positions = positions,
+          .attention_output_dropout = attention_output_dropout,
+          .dropout_inside_feed_forward = false,
+          .embedding_dropout = &BertConfig::hidden_dropout_prob,
+          .final_norm = nullptr};
+}
+
 std::int64_t usable_positions(const BertConfig& config) {
-  if (!architecture_of(config).positions_from_ids) return config.max_position_embeddings;
+  if (architecture_of(config).structure.positions != PositionEncoding::kLearnedFromIds) {
+    return config.max_position_embeddings;
+  }
   return config.max_position_embeddings - config.pad_token_id - 1;
 }
 

@@ -38,19 +38,25 @@ const Architecture& bert_architecture() {
       .display_name = "BERT",
       .base_prefix = "bert.",
       .layer_prefix = "bert.encoder.layer.{}.",
-      // query, key, value, attention_output, attention_norm, intermediate, output, output_norm
-      .layer = {"attention.self.query", "attention.self.key", "attention.self.value",
+      .embeddings = {"embeddings.word_embeddings", "embeddings.LayerNorm"},
+      // query, key, value, qkv, attention_output, attention_norm, intermediate, output, output_norm
+      .layer = {"attention.self.query", "attention.self.key", "attention.self.value", nullptr,
                 "attention.output.dense", "attention.output.LayerNorm", "intermediate.dense", "output.dense",
                 "output.LayerNorm"},
+      .structure = post_norm_structure(PositionEncoding::kLearned, true),
       .pooler = "bert.pooler.dense",
       .pooler_is_head = false,  // part of BertModel: BERT checkpoints carry it
-      .pooler_relu = false,
+      .pooler_activation = Activation::kTanh,
+      .pooler_norm = nullptr,
+      .token_heads_use_pooler = false,
       .classifier = "classifier",
       .dropout_before_pooler = false,
+      .qa_outputs = "qa_outputs",
       .classifier_dropout = &BertConfig::hidden_dropout_prob,
+      .token_dropout = &BertConfig::hidden_dropout_prob,
       .qa_dropout = nullptr,  // BertForQuestionAnswering has no dropout before qa_outputs
-      .attention_output_dropout = true,
-      .positions_from_ids = false,
+      .zero_padding_embedding = true,
+      .init_std = nullptr,
       // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, hidden_act,
       // hidden_dropout_prob, attention_probs_dropout_prob
       .keys = {"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "hidden_act",

@@ -53,18 +53,25 @@ const Architecture& distilbert_architecture() {
       .display_name = "DistilBERT",
       .base_prefix = "distilbert.",
       .layer_prefix = "distilbert.transformer.layer.{}.",
-      // query, key, value, attention_output, attention_norm, intermediate, output, output_norm
-      .layer = {"attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin", "sa_layer_norm",
-                "ffn.lin1", "ffn.lin2", "output_layer_norm"},
+      .embeddings = {"embeddings.word_embeddings", "embeddings.LayerNorm"},
+      // query, key, value, qkv, attention_output, attention_norm, intermediate, output, output_norm
+      .layer = {"attention.q_lin", "attention.k_lin", "attention.v_lin", nullptr, "attention.out_lin",
+                "sa_layer_norm", "ffn.lin1", "ffn.lin2", "output_layer_norm"},
+      // MultiHeadSelfAttention.out_lin has no dropout after it
+      .structure = post_norm_structure(PositionEncoding::kLearned, false),
       .pooler = "pre_classifier",
       .pooler_is_head = true,
-      .pooler_relu = true,
+      .pooler_activation = Activation::kRelu,
+      .pooler_norm = nullptr,
+      .token_heads_use_pooler = false,
       .classifier = "classifier",
       .dropout_before_pooler = false,
+      .qa_outputs = "qa_outputs",
       .classifier_dropout = &BertConfig::seq_classif_dropout,
+      .token_dropout = &BertConfig::hidden_dropout_prob,  // DistilBertForTokenClassification: config.dropout
       .qa_dropout = &BertConfig::qa_dropout,
-      .attention_output_dropout = false,
-      .positions_from_ids = false,
+      .zero_padding_embedding = true,
+      .init_std = nullptr,
       // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, hidden_act,
       // hidden_dropout_prob, attention_probs_dropout_prob
       .keys = {"dim", "n_layers", "n_heads", "hidden_dim", "activation", "dropout", "attention_dropout"},

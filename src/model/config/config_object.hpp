@@ -23,6 +23,7 @@ class ConfigObject {
 
   // nullptr when absent.
   const ConfigJson* find(const char* key) const;
+  const std::string& source() const { return source_; }
   // nullptr when absent or null (keys whose transformers default is null).
   const ConfigJson* non_null(const char* key) const;
 
