@@ -35,6 +35,36 @@ ReferenceRun write_reference_run(const TempDir& dir, const std::string& fixture_
         {"post_processor", {{"type", "RobertaProcessing"}, {"sep", {"</s>", 2}}, {"cls", {"<s>", 0}}}},
         {"model", {{"type", "WordLevel"}, {"vocab", vocab}, {"unk_token", "<unk>"}}}};
     write_file(run.model / "tokenizer.json", tokenizer.dump(2));
+  } else if (model_type == "modernbert") {
+    // ModernBERT's layout: the specials after the words ([UNK] [CLS] [SEP] [PAD] [MASK] at the
+    // top, as in answerdotai/ModernBERT-base), and its template post-processor.
+    const int first_special = vocab_size - 5;
+    const char* const specials[] = {"[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"};
+    nlohmann::ordered_json vocab = nlohmann::ordered_json::object();
+    nlohmann::ordered_json added = nlohmann::ordered_json::array();
+    for (int id = 0; id < vocab_size; ++id) {
+      const std::string token = id < first_special ? fmt::format("w{}", id) : specials[id - first_special];
+      vocab[token] = id;
+      if (id >= first_special) {
+        added.push_back({{"id", id}, {"content", token}, {"lstrip", token == "[MASK]"}, {"special", true}});
+      }
+    }
+    auto special = [](const char* token) { return nlohmann::ordered_json{{"SpecialToken", {{"id", token}, {"type_id", 0}}}}; };
+    auto sequence = [](const char* id) { return nlohmann::ordered_json{{"Sequence", {{"id", id}, {"type_id", 0}}}}; };
+    const nlohmann::ordered_json tokenizer = {
+        {"version", "1.0"},
+        {"added_tokens", added},
+        {"normalizer", nullptr},
+        {"pre_tokenizer", {{"type", "WhitespaceSplit"}}},
+        {"post_processor",
+         {{"type", "TemplateProcessing"},
+          {"single", {special("[CLS]"), sequence("A"), special("[SEP]")}},
+          {"pair", {special("[CLS]"), sequence("A"), special("[SEP]"), sequence("B"), special("[SEP]")}},
+          {"special_tokens",
+           {{"[CLS]", {{"id", "[CLS]"}, {"ids", {first_special + 1}}, {"tokens", {"[CLS]"}}}},
+            {"[SEP]", {{"id", "[SEP]"}, {"ids", {first_special + 2}}, {"tokens", {"[SEP]"}}}}}}}},
+        {"model", {{"type", "WordLevel"}, {"vocab", vocab}, {"unk_token", "[UNK]"}}}};
+    write_file(run.model / "tokenizer.json", tokenizer.dump(2));
   }
   // BERT's uncased layout: [PAD] 0, [UNK] 100, [CLS] 101, [SEP] 102, [MASK] 103 (the ids the
   // fixture's batches use), filler tokens elsewhere.

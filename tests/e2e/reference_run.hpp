@@ -2,8 +2,9 @@
 // A PyTorch reference fixture (tests/fixtures/reference_tiny, or a classification model of
 // tests/fixtures/reference_heads) as a user's run would see it: a model folder (config.json,
 // model.safetensors and a vocab.txt of the fixture's vocab_size ids, or for RoBERTa-family
-// fixtures a tokenizer.json with <pad> = 1) and its 20 batches as pre-tokenized JSON Lines,
-// in training order.
+// fixtures a tokenizer.json with <pad> = 1, for ModernBERT ones a tokenizer.json with its
+// specials at the top of the vocabulary and its template post-processor) and its 20 batches
+// as pre-tokenized JSON Lines, in training order.
 #include <filesystem>
 #include <string>
 #include <vector>

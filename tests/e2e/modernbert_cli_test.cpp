@@ -1,0 +1,102 @@
+// ModernBERT through the built binary, as a run_glue user would run it: the PyTorch fixtures
+// tests/fixtures/reference_heads/modernbert_{cls,mean} (cls and mean pooling; legacy and
+// transformers-5 config spellings; rows of 24 tokens, longer than the sliding layers' window of
+// 4 keys each side) as model folders, trained with the reference's settings on 1 and on 2
+// workers: the losses are PyTorch's at every step. The checkpoint shmtrain writes has Hugging
+// Face's names and config keys, and its logits on the fixture's first batch are those of
+// PyTorch's model after the same 20 steps (logits.json; tools/modernbert_logits.py checks the
+// same folder in the PyTorch port itself).
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "model/fixture_batches.hpp"
+#include "reference_run.hpp"
+#include "shmtrain/io/safetensors.hpp"
+#include "shmtrain/model/encoder_model.hpp"
+#include "shmtrain/model/hf_config.hpp"
+#include "shmtrain/model/model_weights.hpp"
+#include "shmtrain/tensor/allocator.hpp"
+#include "support/test_support.hpp"
+
+namespace shmtrain::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The logits of the model in `folder` on batches[0] of the fixture, in evaluation.
+std::vector<float> first_batch_logits(const fs::path& folder, const fs::path& fixture) {
+  model::BertConfig config = model::read_hf_config(folder / "config.json");
+  const model::ParamTable table = model::ParamTable::for_model(config);
+  tensor::HeapArenaAllocator heap;
+  auto params = heap.allocate(static_cast<std::size_t>(table.count()), "parameters");
+  auto grads = heap.allocate(static_cast<std::size_t>(table.count()), "gradients");
+  const model::WeightsLoadReport report =
+      model::load_model_weights(folder / "model.safetensors", table, params, config, 0);
+  EXPECT_TRUE(report.initialized.empty());
+  EXPECT_TRUE(report.unused.empty());
+  model::EncoderModel encoder(config, table, params, grads);
+  const std::vector<data::Batch> batches = read_fixture_batches(fixture, config);
+  encoder.forward(batches[0], {false, 0, 0, 0});
+  return {encoder.logits().begin(), encoder.logits().end()};
+}
+
+class ModernBertCli : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ModernBertCli, LossesMatchPyTorchOnOneAndTwoWorkersAndTheCheckpointHasItsLogits) {
+  const TempDir dir;
+  const fs::path fixture = fixtures_dir() / "reference_heads" / GetParam();
+  const ReferenceRun run = write_reference_run(dir, "reference_heads/" + GetParam());
+  for (const int workers : {1, 2}) {
+    const fs::path out = dir / fmt::format("out{}", workers);
+    const CliRun result = run_shmtrain(fmt::format(
+        "train --do_train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 24"
+        " --per_device_train_batch_size {} --nproc_per_node {} --learning_rate 1e-3 --weight_decay 0.01"
+        " --lr_scheduler_type constant --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0",
+        run.model.string(), run.train_file.string(), out.string(), 4 / workers, workers));
+    ASSERT_EQ(result.exit_code, 0) << result.output();
+    const auto losses = metric_by_step(out / "metrics.jsonl", "loss");
+    ASSERT_EQ(losses.size(), run.losses.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < losses.size(); ++i) {
+      EXPECT_NEAR(losses[i].second, run.losses[i], 1e-4 * std::abs(run.losses[i])) << workers << " workers, step " << i + 1;
+      worst = std::max(worst, std::abs(losses[i].second - run.losses[i]) / std::abs(run.losses[i]));
+    }
+    std::printf("%s, %d worker(s): largest relative loss difference to PyTorch %.2e\n", GetParam().c_str(), workers,
+                worst);
+
+    const nlohmann::json config = nlohmann::json::parse(read_file(out / "config.json"));
+    EXPECT_EQ(config.at("model_type"), "modernbert");
+    EXPECT_EQ(config.at("architectures")[0], "ModernBertForSequenceClassification");
+    EXPECT_EQ(config.at("layer_types").size(), 4u);
+    EXPECT_EQ(config.at("global_rope_theta"), 160000.0);
+    const io::SafetensorsReader weights(out / "model.safetensors");
+    for (const char* name : {"model.embeddings.tok_embeddings.weight", "model.layers.1.attn_norm.weight",
+                             "model.layers.0.attn.Wqkv.weight", "model.layers.3.mlp.Wi.weight", "model.final_norm.weight",
+                             "head.dense.weight", "head.norm.weight", "classifier.weight", "classifier.bias"}) {
+      EXPECT_TRUE(weights.contains(name)) << name;
+    }
+    EXPECT_FALSE(weights.contains("model.layers.0.attn_norm.weight"));  // Identity on layer 0
+    EXPECT_FALSE(weights.contains("head.dense.bias"));                 // classifier_bias false
+
+    const nlohmann::json expected = nlohmann::json::parse(read_file(fixture / "logits.json")).at("after_fp32_run");
+    const std::vector<float> logits = first_batch_logits(out, fixture);
+    std::size_t k = 0;
+    for (const auto& row : expected) {
+      for (const auto& value : row) {
+        ASSERT_LT(k, logits.size());
+        EXPECT_NEAR(logits[k], value.get<double>(), 1e-4) << "logit " << k;
+        ++k;
+      }
+    }
+    EXPECT_EQ(k, logits.size());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, ModernBertCli, ::testing::Values("modernbert_cls", "modernbert_mean"));
+
+}  // namespace
+}  // namespace shmtrain::testing
