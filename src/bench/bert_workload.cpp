@@ -7,6 +7,8 @@
 #include <string_view>
 
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/model/hf_config.hpp"
+#include "shmtrain/model/train_flops.hpp"
 
 namespace shmtrain::bench {
 
@@ -35,19 +37,30 @@ model::BertConfig bench_preset(const std::string& name) {
     config.intermediate_size = 256;
     return config;
   }
+  if (name == "modernbert-base" || name == "modernbert-tiny") {
+    // ModernBertConfig's defaults are ModernBERT-base's (L22 H768 A12 I1152, window 128,
+    // global every third layer, 8,192 positions).
+    model::BertConfig modernbert = model::parse_hf_config(R"({"model_type": "modernbert"})", "preset " + name);
+    if (name == "modernbert-tiny") {
+      modernbert.vocab_size = 1000;
+      modernbert.pad_token_id = 999;
+      modernbert.num_hidden_layers = 3;
+      modernbert.hidden_size = 64;
+      modernbert.num_attention_heads = 2;
+      modernbert.intermediate_size = 96;
+      modernbert.local_attention = 16;
+    }
+    modernbert.id2label = {"LABEL_0", "LABEL_1"};
+    return modernbert;
+  }
   fail_input(
-      "preset '{}' is unknown: use base (BERT-base), large (BERT-large), small (L4 H256) or tiny (L2 H64, "
-      "for tests)",
+      "preset '{}' is unknown: use base (BERT-base), large (BERT-large), small (L4 H256), tiny (L2 H64, for "
+      "tests), modernbert-base (ModernBERT-base, L22 H768) or modernbert-tiny (L3 H64, for tests)",
       name);
 }
 
 double step_flops(const model::BertConfig& config, std::int64_t batch, std::int64_t seq) {
-  const double tokens = static_cast<double>(batch * seq);
-  const double h = static_cast<double>(config.hidden_size);
-  const double i = static_cast<double>(config.intermediate_size);
-  const double linear = 2.0 * tokens * (4 * h * h + 2 * h * i);
-  const double attention = 2.0 * 2.0 * static_cast<double>(batch) * static_cast<double>(seq * seq) * h;
-  return 3.0 * (linear + attention) * static_cast<double>(config.num_hidden_layers);
+  return static_cast<double>(batch) * model::sequence_train_flops(config, seq);
 }
 
 data::Batch synthetic_batch(const model::BertConfig& config, std::int64_t batch, std::int64_t seq,

@@ -175,9 +175,8 @@ Command add_bench_command(CLI::App& app) {
   add_placement_flags(*train, train_flags->placement);
   train
       ->add_option("--preset", train_flags->preset,
-                   "Model: base (BERT-base), large (BERT-large), small (L4 H256), both (base and small), or "
-                   "tiny (L2 H64, "
-                   "for tests)")
+                   "Model: base (BERT-base), large (BERT-large), small (L4 H256), both (base and small), "
+                   "modernbert-base (ModernBERT-base, up to 8,192 tokens), or tiny / modernbert-tiny (for tests)")
       ->capture_default_str();
   train->add_option("--batch", train_flags->options.global_batch, "Global batch: sequences per step, all workers")
       ->capture_default_str();

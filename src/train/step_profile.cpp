@@ -2,19 +2,14 @@
 
 #include <algorithm>
 
+#include "shmtrain/model/train_flops.hpp"
+
 namespace shmtrain::train {
 
 double train_flops(const model::BertConfig& config, const data::Batch& batch) {
-  const double h = static_cast<double>(config.hidden_size);
-  const double i = static_cast<double>(config.intermediate_size);
-  double linear = 0;
-  double attention = 0;
-  for (std::int64_t b = 0; b < batch.batch; ++b) {
-    const double length = static_cast<double>(batch.row_length(b));
-    linear += 2.0 * length * (4 * h * h + 2 * h * i);
-    attention += 2.0 * 2.0 * length * length * h;
-  }
-  return 3.0 * (linear + attention) * static_cast<double>(config.num_hidden_layers);
+  double flops = 0;
+  for (std::int64_t b = 0; b < batch.batch; ++b) flops += model::sequence_train_flops(config, batch.row_length(b));
+  return flops;
 }
 
 std::int64_t real_tokens(const data::Batch& batch) {

@@ -27,9 +27,8 @@ struct WorkerSeconds {
   double wait = 0;  // for the slowest worker's forward and backward
 };
 
-// The model's floating-point operations to train on `batch` (forward and backward: 3x the
-// forward's matrix products, attention per row on its own length), as bench's step_flops
-// counts them for a padded batch.
+// The model's floating-point operations to train on `batch` (model/train_flops.hpp, each row
+// on its own length), as bench's step_flops counts them for a padded batch.
 double train_flops(const model::BertConfig& config, const data::Batch& batch);
 
 // The tokens of `batch` that are not padding.

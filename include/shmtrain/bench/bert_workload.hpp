@@ -16,12 +16,14 @@ namespace shmtrain::bench {
 // "base": bert-base-uncased (L12 H768 A12 I3072). "large": bert-large-uncased (L24 H1024 A16
 // I4096). "small": google/bert_uncased_L-4_H-256_A-4
 // ("BERT-mini", L4 H256 A4 I1024). "tiny": L2 H64 A2 I256 with a 1000-word vocabulary, for
-// tests that run the benchmark end to end in seconds. Two labels. Throws InputError.
+// tests that run the benchmark end to end in seconds. "modernbert-base": answerdotai/ModernBERT-base
+// (L22 H768 A12 I1152, GeGLU, rotary, sliding window 128 with every third layer global, 8,192
+// positions); "modernbert-tiny": L3 H64 A2 I96, window 16. Two labels. Throws InputError.
 model::BertConfig bench_preset(const std::string& name);
 
-// Multiply-adds x 2 of one training step over `batch` sequences of `seq` tokens: the linears
-// (forward 1x, backward 2x) and the two attention products per layer; the embeddings,
-// element-wise work, pooler and classifier are not counted.
+// Multiply-adds x 2 of one training step over `batch` sequences of `seq` tokens
+// (model/train_flops.hpp: the linears and the attention products each query needs, forward 1x,
+// backward 2x); the embeddings, element-wise work, pooler and classifier are not counted.
 double step_flops(const model::BertConfig& config, std::int64_t batch, std::int64_t seq);
 
 // `batch` sequences of `seq` random token ids (never the padding id), full attention mask,

@@ -1,0 +1,44 @@
+#include "shmtrain/model/train_flops.hpp"
+
+#include <algorithm>
+
+#include "architectures/architecture.hpp"
+
+namespace shmtrain::model {
+namespace {
+
+// Query-key pairs of one sequence: length^2 globally; with a window, each query's keys within
+// `window` positions on either side.
+double key_pairs(std::int64_t length, std::int64_t window) {
+  if (window < 0 || 2 * window + 1 >= 2 * length) return static_cast<double>(length) * static_cast<double>(length);
+  double pairs = 0;
+  for (std::int64_t i = 0; i < length; ++i) {
+    pairs += static_cast<double>(std::min(length - 1, i + window) - std::max<std::int64_t>(0, i - window) + 1);
+  }
+  return pairs;
+}
+
+}  // namespace
+
+double sequence_train_flops(const BertConfig& config, std::int64_t length) {
+  const double h = static_cast<double>(config.hidden_size);
+  const double inter = static_cast<double>(config.intermediate_size);
+  const double up = architecture_of(config).structure.feed_forward == FeedForward::kGeglu ? 2.0 : 1.0;
+  const double linear = 2.0 * static_cast<double>(length) * (4 * h * h + (1.0 + up) * h * inter);
+  double total = 0;
+  double global_pairs = -1;  // computed once: every global layer has the same count
+  for (std::int64_t l = 0; l < config.num_hidden_layers; ++l) {
+    const std::int64_t window = config.attention_window(l);
+    double pairs = 0;
+    if (window < 0) {
+      if (global_pairs < 0) global_pairs = key_pairs(length, -1);
+      pairs = global_pairs;
+    } else {
+      pairs = key_pairs(length, window);
+    }
+    total += linear + 2.0 * 2.0 * pairs * h;
+  }
+  return 3.0 * total;
+}
+
+}  // namespace shmtrain::model
