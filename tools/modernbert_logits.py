@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Logits of a Hugging Face-format ModernBERT folder on one batch, as JSON on stdout.
 
-Usage: /usr/bin/python3 tools/modernbert_logits.py MODEL_DIR BATCHES_JSON [INDEX]   (INDEX defaults to 0)
+Usage: /usr/bin/python3 tools/modernbert_logits.py [--repad-zeros] MODEL_DIR BATCHES_JSON [INDEX]   (INDEX: 0)
 
 MODEL_DIR holds config.json (either spelling: legacy global_attn_every_n_layers / global_rope_theta /
 local_rope_theta, or transformers 5's layer_types / rope_parameters) and model.safetensors (F32, F64,
@@ -17,7 +17,10 @@ against modernbert_cls/logits.json's "after" (or "after_fp32_run"). Output:
   {"architecture": ..., "batch_index": i, "dtype": "float64", "logits": [...]}
 with logits [B][labels] (sequence classification), [B][T][labels] (token classification, masked LM),
 or start_logits and end_logits [B][T] (question answering). Positions whose attention_mask is 0 are
-padding; only the real tokens are comparable between implementations.
+padding; only the real tokens are comparable between implementations. By default the padded positions
+follow transformers' eager/sdpa path (computed through the layers); --repad-zeros makes them follow its
+unpadded FlashAttention path instead (final_norm output 0 there, as _pad_modernbert_output repads it),
+as modernbert_qa's logits.json and shmtrain do. The real tokens' logits are the same either way.
 """
 import json
 import os
@@ -56,10 +59,13 @@ def read_safetensors(path):
 
 
 def main():
-    if len(sys.argv) not in (3, 4):
+    args = sys.argv[1:]
+    repad_zeros = "--repad-zeros" in args
+    args = [a for a in args if a != "--repad-zeros"]
+    if len(args) not in (2, 3):
         sys.exit(__doc__.split("\n\n")[1])
-    folder, batches_path = sys.argv[1], sys.argv[2]
-    index = int(sys.argv[3]) if len(sys.argv) == 4 else 0
+    folder, batches_path = args[0], args[1]
+    index = int(args[2]) if len(args) == 3 else 0
     torch.set_num_threads(1)
     with open(os.path.join(folder, "config.json")) as f:
         config = json.load(f)
@@ -68,7 +74,7 @@ def main():
         sys.exit(f"{folder}: architecture {architecture} is not one of {sorted(mb.ARCHITECTURES)}")
     state = read_safetensors(os.path.join(folder, "model.safetensors"))
     try:
-        model = mb.build(mb.ARCHITECTURES[architecture], config, state, torch.float64)
+        model = mb.build(mb.ARCHITECTURES[architecture], config, state, torch.float64, repad_zeros)
     except KeyError as e:
         sys.exit(f"{folder}: the checkpoint does not match {architecture}: {e}")
     model.eval()

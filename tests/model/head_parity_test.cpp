@@ -191,7 +191,8 @@ INSTANTIATE_TEST_SUITE_P(Models, HeadParity,
                                            Fixture{"roberta_tok", ModelHead::kTokenClassification},
                                            Fixture{"modernbert_cls", ModelHead::kSequenceClassification},
                                            Fixture{"modernbert_mean", ModelHead::kSequenceClassification},
-                                           Fixture{"modernbert_tok", ModelHead::kTokenClassification}),
+                                           Fixture{"modernbert_tok", ModelHead::kTokenClassification},
+                                           Fixture{"modernbert_qa", ModelHead::kQuestionAnswering}),
                          [](const ::testing::TestParamInfo<Fixture>& param_info) {
                            return param_info.param.name;
                          });
