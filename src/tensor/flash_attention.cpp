@@ -80,12 +80,58 @@ void exp_minus(float* p, std::int64_t n, float shift) {
   for (std::int64_t c = 0; c < n; ++c) p[c] = std::exp(p[c] - shift);
 }
 
+// The forward's per-row softmax step, 8 lanes at a time where the CPU has AVX2 (a scalar max and
+// sum over a 64-wide row cost as much as the row's share of the two tile products): the row's
+// maximum, then p = exp(p - shift) in place and the sum of p (lane sums added in a fixed order).
+__attribute__((target("avx2"))) float row_max_avx2(const float* p, std::int64_t n) {
+  __m256 m = _mm256_set1_ps(kMinusInfinity);
+  for (std::int64_t c = 0; c < n; c += 8) {
+    const __m256i lanes = vector_math::tail_mask8(n - c);
+    const __m256 x = _mm256_blendv_ps(_mm256_set1_ps(kMinusInfinity), _mm256_maskload_ps(p + c, lanes),
+                                      _mm256_castsi256_ps(lanes));
+    m = _mm256_max_ps(m, x);
+  }
+  alignas(32) float lane[8];
+  _mm256_store_ps(lane, m);
+  return *std::max_element(lane, lane + 8);
+}
+
+__attribute__((target("avx2"))) float exp_minus_sum_avx2(float* p, std::int64_t n, float shift) {
+  const __m256 s = _mm256_set1_ps(shift);
+  __m256 sum = _mm256_setzero_ps();
+  for (std::int64_t c = 0; c < n; c += 8) {
+    const __m256i lanes = vector_math::tail_mask8(n - c);
+    const __m256 e = _mm256_and_ps(vector_math::exp8(_mm256_sub_ps(_mm256_maskload_ps(p + c, lanes), s)),
+                                   _mm256_castsi256_ps(lanes));
+    _mm256_maskstore_ps(p + c, lanes, e);
+    sum = _mm256_add_ps(sum, e);
+  }
+  alignas(32) float lane[8];
+  _mm256_store_ps(lane, sum);
+  float total = 0.0f;
+  for (const float x : lane) total += x;
+  return total;
+}
+
+float max_of_row(const float* p, std::int64_t n) {
+  if (vector_math::have_avx2()) return row_max_avx2(p, n);
+  return *std::max_element(p, p + n);
+}
+
+float exp_minus_sum(float* p, std::int64_t n, float shift) {
+  if (vector_math::have_avx2()) return exp_minus_sum_avx2(p, n, shift);
+  float sum = 0.0f;
+  for (std::int64_t c = 0; c < n; ++c) sum += p[c] = std::exp(p[c] - shift);
+  return sum;
+}
+
 // scores (rows x cols) = scale * Q K^T, outside the window -infinity.
 void score_tile(float* scores, const float* q, const float* k, std::int64_t rows, std::int64_t cols,
                 std::int64_t q0, std::int64_t k0, float scale, const FlashAttentionShape& s) {
   gemm_serial(Trans::kNo, Trans::kYes, rows, cols, s.head_dim, scale, q, s.head_dim, k, s.head_dim, 0.0f, scores,
               cols);
-  if (s.window < 0) return;
+  // Nothing to mask on a global layer, or when every pair of the tile is inside the window.
+  if (s.window < 0 || std::max(q0 + rows - 1 - k0, k0 + cols - 1 - q0) <= s.window) return;
   for (std::int64_t r = 0; r < rows; ++r) {
     for (std::int64_t c = 0; c < cols; ++c) {
       const std::int64_t distance = (q0 + r) - (k0 + c);
@@ -113,15 +159,28 @@ void for_each_tile(const FlashAttentionShape& s, const Body& body) {
   });
 }
 
+// A forward task's tiles, one set per thread (a task is a few microseconds of work: allocating
+// them per task showed as malloc and page clearing in the profile).
+struct ForwardTiles {
+  std::vector<float> q, k, v, acc, scores, row_max, row_sum;
+  void reset(std::int64_t head_dim) {
+    const auto tile = static_cast<std::size_t>(kTile * head_dim);
+    for (auto* t : {&q, &k, &v}) t->resize(tile);
+    acc.assign(tile, 0.0f);
+    scores.resize(static_cast<std::size_t>(kTile * kTile));
+    row_max.assign(static_cast<std::size_t>(kTile), kMinusInfinity);
+    row_sum.assign(static_cast<std::size_t>(kTile), 0.0f);
+  }
+};
+
 template <typename T>
 void forward(T* out, float* lse, const T* qkv, const FlashAttentionShape& s) {
   const float scale = scale_of(s);
   const std::int64_t d = s.head_dim;
   for_each_tile(s, [&](std::int64_t b, std::int64_t h, std::int64_t q0, std::int64_t rows) {
-    std::vector<float> q(static_cast<std::size_t>(kTile * d)), k(q.size()), v(q.size()), acc(q.size(), 0.0f);
-    std::vector<float> scores(static_cast<std::size_t>(kTile * kTile));
-    std::vector<float> row_max(static_cast<std::size_t>(kTile), kMinusInfinity);
-    std::vector<float> row_sum(static_cast<std::size_t>(kTile), 0.0f);
+    thread_local ForwardTiles tiles;
+    tiles.reset(d);
+    auto& [q, k, v, acc, scores, row_max, row_sum] = tiles;
     load_tile(q.data(), qkv, q0, rows, 0, h, s);
     const KeyRange keys = keys_of(q0, q0 + rows, s.offsets[b], s.offsets[b + 1], s.window);
     for (std::int64_t k0 = keys.begin; k0 < keys.end; k0 += kTile) {
@@ -131,16 +190,14 @@ void forward(T* out, float* lse, const T* qkv, const FlashAttentionShape& s) {
       score_tile(scores.data(), q.data(), k.data(), rows, cols, q0, k0, scale, s);
       for (std::int64_t r = 0; r < rows; ++r) {
         float* p = scores.data() + r * cols;
-        const float tile_max = *std::max_element(p, p + cols);
+        const float tile_max = max_of_row(p, cols);
         const float new_max = std::max(row_max[static_cast<std::size_t>(r)], tile_max);
         if (new_max == kMinusInfinity) {  // no key of this tile in the row's window yet
           std::fill(p, p + cols, 0.0f);
           continue;
         }
         const float correction = std::exp(row_max[static_cast<std::size_t>(r)] - new_max);
-        exp_minus(p, cols, new_max);
-        float sum = 0.0f;
-        for (std::int64_t c = 0; c < cols; ++c) sum += p[c];
+        const float sum = exp_minus_sum(p, cols, new_max);
         row_sum[static_cast<std::size_t>(r)] = row_sum[static_cast<std::size_t>(r)] * correction + sum;
         row_max[static_cast<std::size_t>(r)] = new_max;
         for (std::int64_t c = 0; c < d; ++c) acc[static_cast<std::size_t>(r * d + c)] *= correction;
@@ -197,57 +254,103 @@ void pair_tiles(PairTiles& t, const float* q, const float* k, const float* v, co
   }
 }
 
+// The backward's unit of work: up to kChunkTiles key tiles of one (sequence, head). Every
+// (key tile, query tile) pair is visited once: its probabilities and score gradients give dV,
+// dK (owned by the key tile) and the pair's dQ part, which goes to the chunk's own buffer over
+// the queries that see its keys; the buffers are summed in chunk order afterwards, so no sum
+// depends on the threads.
+constexpr std::int64_t kChunkTiles = 8;
+
+struct Chunk {
+  std::int64_t b, h, k0, k1;  // keys [k0, k1)
+  KeyRange queries;           // the queries that see them
+  std::size_t partial;        // offset of its dQ buffer, (queries) x head_dim floats
+};
+
+std::vector<Chunk> backward_chunks(const FlashAttentionShape& s, std::size_t& partial_floats) {
+  std::vector<Chunk> chunks;
+  partial_floats = 0;
+  const std::int64_t span = kChunkTiles * kTile;
+  for (std::int64_t b = 0; b < s.batch; ++b) {
+    const std::int64_t begin = s.offsets[b];
+    const std::int64_t end = s.offsets[b + 1];
+    for (std::int64_t k0 = begin; k0 < end; k0 += span) {
+      const std::int64_t k1 = std::min(end, k0 + span);
+      const KeyRange queries = queries_of(k0, k1, begin, end, s.window);
+      for (std::int64_t h = 0; h < s.heads; ++h) {
+        chunks.push_back({b, h, k0, k1, queries, partial_floats});
+        partial_floats += static_cast<std::size_t>((queries.end - queries.begin) * s.head_dim);
+      }
+    }
+  }
+  return chunks;
+}
+
 template <typename T>
 void backward(T* dqkv, const T* dout, const T* qkv, const T* out, const float* lse, const FlashAttentionShape& s) {
   const float scale = scale_of(s);
   const std::int64_t d = s.head_dim;
   const std::vector<float> delta = row_deltas(dout, out, s);
   const auto tile_floats = static_cast<std::size_t>(kTile * d);
-  // dK and dV: each key tile gathers over the query tiles that see it.
-  for_each_tile(s, [&](std::int64_t b, std::int64_t h, std::int64_t k0, std::int64_t cols) {
-    std::vector<float> q(tile_floats), k(tile_floats), v(tile_floats), g(tile_floats);
-    std::vector<float> dk(tile_floats, 0.0f), dv(tile_floats, 0.0f);
+  std::size_t partial_floats = 0;
+  const std::vector<Chunk> chunks = backward_chunks(s, partial_floats);
+  std::vector<float> partials(partial_floats);
+  tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t index) {
+    const Chunk& c = chunks[index];
+    const std::int64_t rows_seen = c.queries.end - c.queries.begin;
+    // The chunk's queries and output gradients, converted once.
+    std::vector<float> q(static_cast<std::size_t>(rows_seen * d)), g(q.size());
+    load_tile(q.data(), qkv, c.queries.begin, rows_seen, 0, c.h, s);
+    load_rows(g.data(), dout, c.queries.begin, rows_seen, c.h, s);
+    float* dq = partials.data() + c.partial;
+    std::fill_n(dq, rows_seen * d, 0.0f);
+    std::vector<float> k(tile_floats), v(tile_floats), dk(tile_floats), dv(tile_floats);
     PairTiles t;
-    load_tile(k.data(), qkv, k0, cols, 1, h, s);
-    load_tile(v.data(), qkv, k0, cols, 2, h, s);
-    const KeyRange queries = queries_of(k0, k0 + cols, s.offsets[b], s.offsets[b + 1], s.window);
-    for (std::int64_t q0 = queries.begin; q0 < queries.end; q0 += kTile) {
-      const std::int64_t rows = std::min(kTile, queries.end - q0);
-      load_tile(q.data(), qkv, q0, rows, 0, h, s);
-      load_rows(g.data(), dout, q0, rows, h, s);
-      pair_tiles(t, q.data(), k.data(), v.data(), g.data(), lse, delta.data(), q0, rows, k0, cols, h, scale, s);
-      gemm_serial(Trans::kYes, Trans::kNo, cols, d, rows, 1.0f, t.probs.data(), cols, g.data(), d, 1.0f, dv.data(),
-                  d);
-      gemm_serial(Trans::kYes, Trans::kNo, cols, d, rows, scale, t.dscores.data(), cols, q.data(), d, 1.0f,
-                  dk.data(), d);
-    }
-    for (std::int64_t r = 0; r < cols; ++r) {
-      T* row = dqkv + (k0 + r) * 3 * s.hidden() + h * d;
-      for (std::int64_t c = 0; c < d; ++c) {
-        store(row + s.hidden() + c, dk[static_cast<std::size_t>(r * d + c)]);
-        store(row + 2 * s.hidden() + c, dv[static_cast<std::size_t>(r * d + c)]);
+    for (std::int64_t k0 = c.k0; k0 < c.k1; k0 += kTile) {
+      const std::int64_t cols = std::min(kTile, c.k1 - k0);
+      load_tile(k.data(), qkv, k0, cols, 1, c.h, s);
+      load_tile(v.data(), qkv, k0, cols, 2, c.h, s);
+      std::fill(dk.begin(), dk.end(), 0.0f);
+      std::fill(dv.begin(), dv.end(), 0.0f);
+      const KeyRange queries = queries_of(k0, k0 + cols, s.offsets[c.b], s.offsets[c.b + 1], s.window);
+      for (std::int64_t q0 = queries.begin; q0 < queries.end; q0 += kTile) {
+        const std::int64_t rows = std::min(kTile, queries.end - q0);
+        const float* q_rows = q.data() + (q0 - c.queries.begin) * d;
+        const float* g_rows = g.data() + (q0 - c.queries.begin) * d;
+        pair_tiles(t, q_rows, k.data(), v.data(), g_rows, lse, delta.data(), q0, rows, k0, cols, c.h, scale, s);
+        gemm_serial(Trans::kYes, Trans::kNo, cols, d, rows, 1.0f, t.probs.data(), cols, g_rows, d, 1.0f, dv.data(),
+                    d);
+        gemm_serial(Trans::kYes, Trans::kNo, cols, d, rows, scale, t.dscores.data(), cols, q_rows, d, 1.0f,
+                    dk.data(), d);
+        gemm_serial(Trans::kNo, Trans::kNo, rows, d, cols, scale, t.dscores.data(), cols, k.data(), d, 1.0f,
+                    dq + (q0 - c.queries.begin) * d, d);
+      }
+      for (std::int64_t r = 0; r < cols; ++r) {
+        T* row = dqkv + (k0 + r) * 3 * s.hidden() + c.h * d;
+        for (std::int64_t e = 0; e < d; ++e) {
+          store(row + s.hidden() + e, dk[static_cast<std::size_t>(r * d + e)]);
+          store(row + 2 * s.hidden() + e, dv[static_cast<std::size_t>(r * d + e)]);
+        }
       }
     }
   });
-  // dQ: each query tile gathers over its keys (the scores recomputed once more, so that every
-  // output tile has one owner and no sum depends on the threads).
+  // dQ: each query row, the chunks that saw it summed in chunk order (chunks of one sequence
+  // are listed key chunk by key chunk, each with every head).
   for_each_tile(s, [&](std::int64_t b, std::int64_t h, std::int64_t q0, std::int64_t rows) {
-    std::vector<float> q(tile_floats), k(tile_floats), v(tile_floats), g(tile_floats), dq(tile_floats, 0.0f);
-    PairTiles t;
-    load_tile(q.data(), qkv, q0, rows, 0, h, s);
-    load_rows(g.data(), dout, q0, rows, h, s);
-    const KeyRange keys = keys_of(q0, q0 + rows, s.offsets[b], s.offsets[b + 1], s.window);
-    for (std::int64_t k0 = keys.begin; k0 < keys.end; k0 += kTile) {
-      const std::int64_t cols = std::min(kTile, keys.end - k0);
-      load_tile(k.data(), qkv, k0, cols, 1, h, s);
-      load_tile(v.data(), qkv, k0, cols, 2, h, s);
-      pair_tiles(t, q.data(), k.data(), v.data(), g.data(), lse, delta.data(), q0, rows, k0, cols, h, scale, s);
-      gemm_serial(Trans::kNo, Trans::kNo, rows, d, cols, scale, t.dscores.data(), cols, k.data(), d, 1.0f,
-                  dq.data(), d);
+    std::vector<float> dq(tile_floats, 0.0f);
+    for (const Chunk& c : chunks) {
+      if (c.b != b || c.h != h) continue;
+      const std::int64_t from = std::max(q0, c.queries.begin);
+      const std::int64_t to = std::min(q0 + rows, c.queries.end);
+      for (std::int64_t r = from; r < to; ++r) {
+        const float* part = partials.data() + c.partial + (r - c.queries.begin) * d;
+        float* sum = dq.data() + (r - q0) * d;
+        for (std::int64_t e = 0; e < d; ++e) sum[e] += part[e];
+      }
     }
     for (std::int64_t r = 0; r < rows; ++r) {
       T* row = dqkv + (q0 + r) * 3 * s.hidden() + h * d;
-      for (std::int64_t c = 0; c < d; ++c) store(row + c, dq[static_cast<std::size_t>(r * d + c)]);
+      for (std::int64_t e = 0; e < d; ++e) store(row + e, dq[static_cast<std::size_t>(r * d + e)]);
     }
   });
 }
