@@ -267,6 +267,18 @@ struct Chunk {
   std::size_t partial;        // offset of its dQ buffer, (queries) x head_dim floats
 };
 
+// A backward task's buffers, one set per thread: the chunk's queries and output gradients
+// (rows x head_dim), a key tile's K, V, dK and dV, the pair tiles.
+struct BackwardTiles {
+  std::vector<float> q, g, k, v, dk, dv;
+  PairTiles pair;
+  void reset(std::int64_t rows, std::int64_t head_dim) {
+    const auto seen = static_cast<std::size_t>(rows * head_dim);
+    for (auto* b : {&q, &g}) b->resize(std::max(b->size(), seen));
+    for (auto* b : {&k, &v, &dk, &dv}) b->resize(static_cast<std::size_t>(kTile * head_dim));
+  }
+};
+
 std::vector<Chunk> backward_chunks(const FlashAttentionShape& s, std::size_t& partial_floats) {
   std::vector<Chunk> chunks;
   partial_floats = 0;
@@ -294,18 +306,22 @@ void backward(T* dqkv, const T* dout, const T* qkv, const T* out, const float* l
   const auto tile_floats = static_cast<std::size_t>(kTile * d);
   std::size_t partial_floats = 0;
   const std::vector<Chunk> chunks = backward_chunks(s, partial_floats);
-  std::vector<float> partials(partial_floats);
+  // Buffers kept from call to call (every layer's backward asks for the same sizes): fresh ones
+  // of these sizes cost page faults each time.
+  thread_local std::vector<float> kept;
+  kept.resize(std::max(kept.size(), partial_floats));
+  float* const partials = kept.data();  // the calling thread's: the tasks below run on others
   tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t index) {
     const Chunk& c = chunks[index];
     const std::int64_t rows_seen = c.queries.end - c.queries.begin;
     // The chunk's queries and output gradients, converted once.
-    std::vector<float> q(static_cast<std::size_t>(rows_seen * d)), g(q.size());
+    thread_local BackwardTiles tiles;
+    tiles.reset(rows_seen, d);
+    auto& [q, g, k, v, dk, dv, t] = tiles;
     load_tile(q.data(), qkv, c.queries.begin, rows_seen, 0, c.h, s);
     load_rows(g.data(), dout, c.queries.begin, rows_seen, c.h, s);
-    float* dq = partials.data() + c.partial;
+    float* dq = partials + c.partial;
     std::fill_n(dq, rows_seen * d, 0.0f);
-    std::vector<float> k(tile_floats), v(tile_floats), dk(tile_floats), dv(tile_floats);
-    PairTiles t;
     for (std::int64_t k0 = c.k0; k0 < c.k1; k0 += kTile) {
       const std::int64_t cols = std::min(kTile, c.k1 - k0);
       load_tile(k.data(), qkv, k0, cols, 1, c.h, s);
@@ -343,7 +359,7 @@ void backward(T* dqkv, const T* dout, const T* qkv, const T* out, const float* l
       const std::int64_t from = std::max(q0, c.queries.begin);
       const std::int64_t to = std::min(q0 + rows, c.queries.end);
       for (std::int64_t r = from; r < to; ++r) {
-        const float* part = partials.data() + c.partial + (r - c.queries.begin) * d;
+        const float* part = partials + c.partial + (r - c.queries.begin) * d;
         float* sum = dq.data() + (r - q0) * d;
         for (std::int64_t e = 0; e < d; ++e) sum[e] += part[e];
       }
