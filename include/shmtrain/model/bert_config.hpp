@@ -4,8 +4,11 @@
 // fields from DistilBertConfig's keys (dim -> hidden_size, n_layers -> num_hidden_layers,
 // n_heads -> num_attention_heads, hidden_dim -> intermediate_size, activation -> hidden_act,
 // dropout -> hidden_dropout_prob, attention_dropout -> attention_probs_dropout_prob) and has
-// no token types (type_vocab_size 0). model/hf_config.hpp reads and writes config.json; what
-// differs between the families is in src/model/architectures/.
+// no token types (type_vocab_size 0). A ModernBERT config (model_type "modernbert") maps its
+// keys the same way (hidden_activation -> hidden_act, norm_eps -> layer_norm_eps, mlp_dropout ->
+// hidden_dropout_prob, attention_dropout -> attention_probs_dropout_prob) and fills the fields
+// below that only it has. model/hf_config.hpp reads and writes config.json; what differs
+// between the families is in src/model/architectures/.
 #include <cstdint>
 #include <map>
 #include <string>

@@ -130,7 +130,7 @@ void read_modernbert_config(const ConfigObject& config, BertConfig& out) {
   read_rope_parameters(config, out);
 }
 
-// The layer types as global_attn_every_n_layers spells them, or empty when it cannot.
+// Whether global_attn_every_n_layers can spell the layers' types (the legacy keys can say it).
 bool pattern_is_every_n(const BertConfig& config) {
   for (std::int64_t l = 0; l < config.num_hidden_layers; ++l) {
     const bool sliding = l % config.global_attn_every_n_layers != 0;
