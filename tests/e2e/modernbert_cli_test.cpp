@@ -98,5 +98,81 @@ TEST_P(ModernBertCli, LossesMatchPyTorchOnOneAndTwoWorkersAndTheCheckpointHasIts
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ModernBertCli, ::testing::Values("modernbert_cls", "modernbert_mean"));
 
+// A tiny ModernBERT from random weights over tests/fixtures/tokenizers/roberta_bpe (byte-level
+// BPE), every dropout of its own on (embedding, mlp, classifier), a sliding window of 8 keys on
+// each side: rows are longer than the window.
+fs::path write_tiny_modernbert_config(const TempDir& dir) {
+  const nlohmann::json tokenizer =
+      nlohmann::json::parse(read_file(fixtures_dir() / "tokenizers/roberta_bpe/tokenizer.json"));
+  const nlohmann::json config = {{"model_type", "modernbert"},
+                                 {"vocab_size", tokenizer.at("model").at("vocab").size() + 1},
+                                 {"hidden_size", 32},
+                                 {"num_hidden_layers", 3},
+                                 {"num_attention_heads", 2},
+                                 {"intermediate_size", 48},
+                                 {"max_position_embeddings", 128},
+                                 {"local_attention", 16},
+                                 {"global_attn_every_n_layers", 2},
+                                 {"pad_token_id", 1},
+                                 {"bos_token_id", 0},
+                                 {"eos_token_id", 2},
+                                 {"cls_token_id", 0},
+                                 {"sep_token_id", 2},
+                                 {"embedding_dropout", 0.1},
+                                 {"mlp_dropout", 0.1},
+                                 {"classifier_dropout", 0.1}};
+  const fs::path path = dir / "config.json";
+  write_file(path, config.dump(2));
+  return path;
+}
+
+// run_qa's and run_ner's commands with a ModernBERT: the same model on 1 and 2 workers (dropout
+// on: each row draws its masks whichever worker runs it), predictions written.
+TEST(ModernBertTasks, QuestionAnsweringAndTokenClassificationTrainAlikeOnOneAndTwoWorkers) {
+  const TempDir dir;
+  const fs::path config = write_tiny_modernbert_config(dir);
+  const std::string tokenizer = (fixtures_dir() / "tokenizers/roberta_bpe").string();
+  const fs::path squad = fixtures_dir() / "squad_tiny";
+  const fs::path ner = fixtures_dir() / "ner_tiny";
+  struct Task {
+    std::string name, arguments, head, predictions;
+  };
+  const std::vector<Task> tasks = {
+      {"squad",
+       fmt::format("--task_name squad --train_file {} --validation_file {} --doc_stride 16 --do_eval",
+                   (squad / "train.json").string(), (squad / "dev.json").string()),
+       "ModernBertForQuestionAnswering", "eval_predictions.json"},
+      {"ner",
+       fmt::format("--task_name ner --train_file {} --validation_file {} --test_file {} --do_eval --do_predict",
+                   (ner / "train.txt").string(), (ner / "test.txt").string(), (ner / "test.txt").string()),
+       "ModernBertForTokenClassification", "predictions.txt"}};
+  for (const Task& task : tasks) {
+    std::vector<std::pair<long, double>> single;
+    for (const int workers : {1, 2}) {
+      SCOPED_TRACE(task.name + ", " + std::to_string(workers) + " worker(s)");
+      const fs::path out = dir / fmt::format("{}{}", task.name, workers);
+      const CliRun result = run_shmtrain(fmt::format(
+          "train --do_train {} --config_name {} --tokenizer_name {} --output_dir {} --max_seq_length 64"
+          " --per_device_train_batch_size {} --per_device_eval_batch_size 4 --nproc_per_node {} --learning_rate 1e-3"
+          " --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0 --seed 3",
+          task.arguments, config.string(), tokenizer, out.string(), 8 / workers, workers));
+      ASSERT_EQ(result.exit_code, 0) << result.output();
+      EXPECT_NE(result.out.find(task.head), std::string::npos) << result.out;
+      const auto losses = metric_by_step(out / "metrics.jsonl", "loss");
+      ASSERT_FALSE(losses.empty());
+      if (workers == 1) {
+        single = losses;
+      } else {
+        ASSERT_EQ(losses.size(), single.size());
+        for (std::size_t i = 0; i < losses.size(); ++i) {
+          EXPECT_NEAR(losses[i].second, single[i].second, 1e-5 * std::abs(single[i].second)) << "step " << i + 1;
+        }
+      }
+      EXPECT_TRUE(fs::exists(out / task.predictions));
+      EXPECT_EQ(nlohmann::json::parse(read_file(out / "config.json")).at("architectures")[0], task.head);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace shmtrain::testing
