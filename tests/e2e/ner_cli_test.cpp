@@ -55,10 +55,7 @@ TEST(NerCli, TrainsOnOneAndTwoWorkersAlikeAndPredictionsScoreAsTheEvaluation) {
     if (workers == 1) {
       single = losses;
     } else {
-      ASSERT_EQ(losses.size(), single.size());
-      for (std::size_t i = 0; i < losses.size(); ++i) {
-        EXPECT_NEAR(losses[i].second, single[i].second, 1e-5 * std::abs(single[i].second)) << "step " << i + 1;
-      }
+      expect_same_losses(losses, single);
     }
     // Recomputed from the files alone: predictions.txt against test.txt's tags.
     const task::TaggedFile gold = task::read_tagged_file(data / "test.txt", {});

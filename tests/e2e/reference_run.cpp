@@ -1,8 +1,12 @@
 #include "reference_run.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
+
+#include <gtest/gtest.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -100,6 +104,32 @@ ReferenceRun write_reference_run(const TempDir& dir, const std::string& fixture_
   const nlohmann::json reference = nlohmann::json::parse(read_file(losses));
   run.losses = reference.at("losses").get<std::vector<double>>();
   return run;
+}
+
+double train_like_the_reference(const ReferenceRun& run, const std::filesystem::path& out, int workers) {
+  const CliRun result = run_shmtrain(fmt::format(
+      "train --do_train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 24"
+      " --per_device_train_batch_size {} --nproc_per_node {} --learning_rate 1e-3 --weight_decay 0.01"
+      " --lr_scheduler_type constant --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0",
+      run.model.string(), run.train_file.string(), out.string(), 4 / workers, workers));
+  EXPECT_EQ(result.exit_code, 0) << result.output();
+  const auto losses = metric_by_step(out / "metrics.jsonl", "loss");
+  EXPECT_EQ(losses.size(), run.losses.size());
+  if (result.exit_code != 0 || losses.size() != run.losses.size()) return std::numeric_limits<double>::infinity();
+  double worst = 0;
+  for (std::size_t i = 0; i < losses.size(); ++i) {
+    EXPECT_NEAR(losses[i].second, run.losses[i], 1e-4 * std::abs(run.losses[i])) << workers << " workers, step " << i + 1;
+    worst = std::max(worst, std::abs(losses[i].second - run.losses[i]) / std::abs(run.losses[i]));
+  }
+  return worst;
+}
+
+void expect_same_losses(const std::vector<std::pair<long, double>>& losses,
+                        const std::vector<std::pair<long, double>>& expected) {
+  ASSERT_EQ(losses.size(), expected.size());
+  for (std::size_t i = 0; i < losses.size(); ++i) {
+    EXPECT_NEAR(losses[i].second, expected[i].second, 1e-5 * std::abs(expected[i].second)) << "step " << i + 1;
+  }
 }
 
 std::filesystem::path write_tiny_roberta_config(const TempDir& dir, bool dropout) {

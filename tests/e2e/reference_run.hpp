@@ -27,6 +27,16 @@ ReferenceRun write_reference_run(const TempDir& dir, const std::string& fixture 
 // unless `dropout`. Returns its path (dir/config.json).
 std::filesystem::path write_tiny_roberta_config(const TempDir& dir, bool dropout = false);
 
+// Trains `run`'s model through the binary with the PyTorch reference's settings (its rows in
+// order, global batch 4 on `workers` workers, lr 1e-3, weight decay 0.01, constant schedule, one
+// epoch) into `out`, and expects each logged loss within 1e-4 relative of PyTorch's. Returns the
+// largest relative difference (a failed run is a gtest failure and returns infinity).
+double train_like_the_reference(const ReferenceRun& run, const std::filesystem::path& out, int workers);
+
+// Expects `losses` (metric_by_step's) step for step within 1e-5 relative of `expected`.
+void expect_same_losses(const std::vector<std::pair<long, double>>& losses,
+                        const std::vector<std::pair<long, double>>& expected);
+
 // The "loss" (or another key) of each record of a metrics.jsonl that has it, by step.
 std::vector<std::pair<long, double>> metric_by_step(const std::filesystem::path& metrics, const std::string& key);
 

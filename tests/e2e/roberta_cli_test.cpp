@@ -28,19 +28,8 @@ TEST_P(RobertaCli, ClassifierLossesMatchPyTorchOnOneAndTwoWorkers) {
   const ReferenceRun run = write_reference_run(dir, "reference_heads/" + GetParam());
   for (const int workers : {1, 2}) {
     const fs::path out = dir / fmt::format("out{}", workers);
-    const CliRun result = run_shmtrain(fmt::format(
-        "train --do_train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 24"
-        " --per_device_train_batch_size {} --nproc_per_node {} --learning_rate 1e-3 --weight_decay 0.01"
-        " --lr_scheduler_type constant --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0",
-        run.model.string(), run.train_file.string(), out.string(), 4 / workers, workers));
-    ASSERT_EQ(result.exit_code, 0) << result.output();
-    const auto losses = metric_by_step(out / "metrics.jsonl", "loss");
-    ASSERT_EQ(losses.size(), run.losses.size());
-    double worst = 0;
-    for (std::size_t i = 0; i < losses.size(); ++i) {
-      EXPECT_NEAR(losses[i].second, run.losses[i], 1e-4 * std::abs(run.losses[i])) << workers << " workers, step " << i + 1;
-      worst = std::max(worst, std::abs(losses[i].second - run.losses[i]) / std::abs(run.losses[i]));
-    }
+    const double worst = train_like_the_reference(run, out, workers);
+    ASSERT_FALSE(::testing::Test::HasFailure());
     std::printf("%s, %d worker(s): largest relative loss difference to PyTorch %.2e\n", GetParam().c_str(), workers, worst);
     const model::BertConfig config = model::read_hf_config(out / "config.json");
     EXPECT_EQ(config.pad_token_id, 1);
@@ -74,10 +63,7 @@ TEST(RobertaSquad, ByteLevelWindowsTrainTheSameOnTwoWorkersAndPredict) {
     if (workers == 1) {
       single = losses;
     } else {
-      ASSERT_EQ(losses.size(), single.size());
-      for (std::size_t i = 0; i < losses.size(); ++i) {
-        EXPECT_NEAR(losses[i].second, single[i].second, 1e-5 * std::abs(single[i].second)) << "step " << i + 1;
-      }
+      expect_same_losses(losses, single);
     }
     const nlohmann::json predictions = nlohmann::json::parse(read_file(out / "eval_predictions.json"));
     EXPECT_FALSE(predictions.empty());
