@@ -10,6 +10,7 @@
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/tensor/embedding.hpp"
 #include "shmtrain/tensor/layernorm.hpp"
+#include "shmtrain/tensor/linear.hpp"
 #include "shmtrain/tensor/word_position_embedding.hpp"
 
 namespace shmtrain::model {
@@ -180,8 +181,13 @@ void Backbone::resize(const data::Batch& batch) {
   const std::int64_t h = config_.hidden_size;
   fit(mask_add_, offsets_ != nullptr ? 0 : n);
   fit(positions_, n);
-  for (auto* v : {&emb_sum_, &emb_out_, &dhidden_a_, &dhidden_b_}) fit(*v, n * h);
+  const std::int64_t e = config_.embedding_width();
+  for (auto* v : {&dhidden_a_, &dhidden_b_}) fit(*v, n * h);
+  for (auto* v : {&emb_sum_, &emb_out_}) fit(*v, n * e);
   for (auto* v : {&emb_mean_, &emb_rstd_}) fit(*v, n);
+  const bool project = config_.projects_embeddings();
+  fit(projected_, project ? n * h : 0);
+  for (auto* v : {&emb_grad_a_, &emb_grad_b_}) fit(*v, project ? n * e : 0);
   for (std::int64_t l = 0; l < config_.num_hidden_layers; ++l) layers_[l].resize(dims(l), uses_bf16_);
   scratch_.resize(dims(0), uses_bf16_);
   const bool final_norm = architecture_of(config_).structure.final_norm != nullptr;
@@ -220,23 +226,28 @@ const float* Backbone::forward(const data::Batch& batch, const StepContext& cont
       }
     }
   }
+  const std::int64_t e = config_.embedding_width();
   const std::string word = std::string(arch.embeddings.word) + ".weight";
   if (config_.has_token_types()) {
     tensor::embedding_forward(emb_sum_.data(), ids_, batch.token_type_ids.data(), positions_.data(), param(word),
                               param("embeddings.position_embeddings.weight"),
-                              param("embeddings.token_type_embeddings.weight"), n, h);
+                              param("embeddings.token_type_embeddings.weight"), n, e);
   } else {
     const float* table = rotary_.empty() ? param("embeddings.position_embeddings.weight") : nullptr;
-    tensor::word_position_embedding_forward(emb_sum_.data(), ids_, positions_.data(), param(word), table, n, h);
+    tensor::word_position_embedding_forward(emb_sum_.data(), ids_, positions_.data(), param(word), table, n, e);
   }
   const std::string norm = prefix_ + arch.embeddings.norm;
   tensor::layernorm_forward(emb_out_.data(), emb_mean_.data(), emb_rstd_.data(), emb_sum_.data(),
-                            find_in(params_, norm + ".weight"), find_in(params_, norm + ".bias"), n, h,
+                            find_in(params_, norm + ".weight"), find_in(params_, norm + ".bias"), n, e,
                             static_cast<float>(config_.layer_norm_eps));
   row_dropout_.emplace(*layout_, context);
-  row_dropout_->forward(emb_out_.data(), emb_out_.data(), h, embedding_dropout_p(), kEmbeddingSite, nullptr);
+  row_dropout_->forward(emb_out_.data(), emb_out_.data(), e, embedding_dropout_p(), kEmbeddingSite, nullptr);
+  if (config_.projects_embeddings()) {  // ELECTRA's embeddings_project, embedding_size -> hidden_size
+    tensor::linear_forward(projected_.data(), emb_out_.data(), param("embeddings_project.weight"),
+                           param("embeddings_project.bias"), n, e, h);
+  }
 
-  const float* x = emb_out_.data();
+  const float* x = encoder_input();
   for (std::int64_t l = 0; l < config_.num_hidden_layers; ++l) {
     encoder_layer_forward(layers_[l], x, offsets_ != nullptr ? nullptr : mask_add_.data(), layer_weights_[l],
                           dims(l), layer_dropout(l));
@@ -278,32 +289,39 @@ void Backbone::backward(const GradientsFinal& done) {
     std::swap(dx, dy);
   }
   for (std::int64_t l = config_.num_hidden_layers - 1; l >= 0; --l) {
-    const float* x = l == 0 ? emb_out_.data() : layers_[l - 1].output;
+    const float* x = l == 0 ? encoder_input() : layers_[l - 1].output;
     encoder_layer_backward(dx, dy, layers_[l], x, layer_weights_[l], layer_grads_[l], scratch_, dims(l),
                            layer_dropout(l));
     std::swap(dx, dy);
     done_from(layer_begin_[l]);
   }
 
-  row_dropout_->backward_redraw(dy, dy, h, embedding_dropout_p(), kEmbeddingSite);
+  const std::int64_t e = config_.embedding_width();
+  if (config_.projects_embeddings()) {  // back through embeddings_project, to the embeddings' width
+    tensor::linear_backward(emb_grad_a_.data(), grad("embeddings_project.weight"), grad("embeddings_project.bias"),
+                            dy, emb_out_.data(), param("embeddings_project.weight"), n, e, h);
+    dy = emb_grad_a_.data();
+    dx = emb_grad_b_.data();
+  }
+  row_dropout_->backward_redraw(dy, dy, e, embedding_dropout_p(), kEmbeddingSite);
   const std::string norm = prefix_ + arch.embeddings.norm;
   tensor::layernorm_backward(dx, find_in(grads_, norm + ".weight"), find_in(grads_, norm + ".bias"), dy,
                              emb_sum_.data(), find_in(params_, norm + ".weight"), emb_mean_.data(),
-                             emb_rstd_.data(), n, h);
+                             emb_rstd_.data(), n, e);
   const std::string word = std::string(arch.embeddings.word) + ".weight";
   if (config_.has_token_types()) {
     tensor::embedding_backward(grad(word), grad("embeddings.position_embeddings.weight"),
                                grad("embeddings.token_type_embeddings.weight"), dx, ids_,
-                               batch.token_type_ids.data(), positions_.data(), n, h, config_.pad_token_id);
+                               batch.token_type_ids.data(), positions_.data(), n, e, config_.pad_token_id);
   } else {
     float* d_table = rotary_.empty() ? grad("embeddings.position_embeddings.weight") : nullptr;
-    tensor::word_position_embedding_backward(grad(word), d_table, dx, ids_, positions_.data(), n, h,
+    tensor::word_position_embedding_backward(grad(word), d_table, dx, ids_, positions_.data(), n, e,
                                              config_.pad_token_id);
   }
   if (arch.structure.positions == PositionEncoding::kLearnedFromIds) {
     // RoBERTa's position table has padding_idx = pad_token_id, the position every padding
     // token takes: nn.Embedding leaves that row's gradient at zero.
-    std::fill_n(grad("embeddings.position_embeddings.weight") + config_.pad_token_id * h, h, 0.0f);
+    std::fill_n(grad("embeddings.position_embeddings.weight") + config_.pad_token_id * e, e, 0.0f);
   }
   done_from(0);
 }

@@ -6,7 +6,8 @@
 // after the attention's output dense. ModernBERT (ModernBertModel): x = dropout(LN(word[ids])),
 // pre-norm layers with rotary positions, then final_norm; it runs packed rows only (the tiled
 // attention has no padding mask), so a padded batch is packed inside and its output laid back
-// out with zeros at the padding, as transformers' unpadded path does. Dropout sites: 0 the
+// out with zeros at the padding, as transformers' unpadded path does. ELECTRA (ElectraModel):
+// BERT's, its embeddings embedding_size wide and projected to hidden_size. Dropout sites: 0 the
 // embeddings, 1 + 3l + k layer l.
 #include <cstdint>
 #include <optional>
@@ -67,6 +68,8 @@ class Backbone {
   float* find_in(std::span<float> arena, const std::string& name) const;
   void resize(const data::Batch& batch);
   void lay_out_tokens(const data::Batch& batch);
+  // The first layer's input: the embeddings, or their projection to hidden_size (ELECTRA).
+  const float* encoder_input() const { return projected_.empty() ? emb_out_.data() : projected_.data(); }
 
   BertConfig config_;
   const ParamTable& table_;
@@ -100,7 +103,9 @@ class Backbone {
   const std::int32_t* ids_ = nullptr;       // (tokens_) the ids the embeddings read
   std::vector<float> mask_add_;             // (B, T), padded only
   std::vector<std::int32_t> positions_;     // (N): each token's place in its row
-  std::vector<float> emb_sum_, emb_out_;    // (N, H)
+  std::vector<float> emb_sum_, emb_out_;    // (N, E): E = embedding_width(), H but for ELECTRA
+  std::vector<float> projected_;            // (N, H): ELECTRA's embeddings_project output
+  std::vector<float> emb_grad_a_, emb_grad_b_;  // (N, E), when the embeddings are projected
   std::vector<float> emb_mean_, emb_rstd_;  // (N)
   std::vector<LayerCache> layers_;
   LayerScratch scratch_;

@@ -100,7 +100,7 @@ void init_parameter(const ParamEntry& entry, std::span<float> params, const Bert
   const bool padded_positions = arch.structure.positions == PositionEncoding::kLearnedFromIds &&
                                 name == config.base_prefix() + "embeddings.position_embeddings.weight";
   if (name == config.base_prefix() + arch.embeddings.word + ".weight" || padded_positions) {
-    std::fill_n(p + config.pad_token_id * config.hidden_size, config.hidden_size, 0.0f);
+    std::fill_n(p + config.pad_token_id * config.embedding_width(), config.embedding_width(), 0.0f);
   }
 }
 

@@ -56,14 +56,16 @@ ParamTable ParamTable::for_model(const BertConfig& c) {
   const std::int64_t h = c.hidden_size;
   const std::int64_t inter = c.intermediate_size;
   const std::string base = arch.base_prefix;
-  t.add(base + arch.embeddings.word + ".weight", {c.vocab_size, h}, ParamKind::kWeight);
+  const std::int64_t e = c.embedding_width();
+  t.add(base + arch.embeddings.word + ".weight", {c.vocab_size, e}, ParamKind::kWeight);
   if (structure.positions != PositionEncoding::kRotary) {
-    t.add(base + "embeddings.position_embeddings.weight", {c.max_position_embeddings, h}, ParamKind::kWeight);
+    t.add(base + "embeddings.position_embeddings.weight", {c.max_position_embeddings, e}, ParamKind::kWeight);
   }
   if (c.has_token_types()) {
-    t.add(base + "embeddings.token_type_embeddings.weight", {c.type_vocab_size, h}, ParamKind::kWeight);
+    t.add(base + "embeddings.token_type_embeddings.weight", {c.type_vocab_size, e}, ParamKind::kWeight);
   }
-  t.add_norm(base + arch.embeddings.norm, h, c.norm_bias);
+  t.add_norm(base + arch.embeddings.norm, e, c.norm_bias);
+  if (c.projects_embeddings()) t.add_linear(base + "embeddings_project", h, e, true);  // ELECTRA
   const LayerModules& m = arch.layer;
   const std::int64_t inter_rows = structure.feed_forward == FeedForward::kGeglu ? 2 * inter : inter;
   const bool pre_norm = structure.norm == NormPlacement::kBeforeBlock;

@@ -192,7 +192,9 @@ INSTANTIATE_TEST_SUITE_P(Models, HeadParity,
                                            Fixture{"modernbert_cls", ModelHead::kSequenceClassification},
                                            Fixture{"modernbert_mean", ModelHead::kSequenceClassification},
                                            Fixture{"modernbert_tok", ModelHead::kTokenClassification},
-                                           Fixture{"modernbert_qa", ModelHead::kQuestionAnswering}),
+                                           Fixture{"modernbert_qa", ModelHead::kQuestionAnswering},
+                                           Fixture{"electra_cls", ModelHead::kSequenceClassification},
+                                           Fixture{"electra_tok", ModelHead::kTokenClassification}),
                          [](const ::testing::TestParamInfo<Fixture>& param_info) {
                            return param_info.param.name;
                          });

@@ -80,6 +80,9 @@ INSTANTIATE_TEST_SUITE_P(
         Family{"distilbert",
                {"distilbert.embeddings.LayerNorm", "distilbert.transformer.layer.0.sa_layer_norm",
                 "distilbert.transformer.layer.0.output_layer_norm"}},
+        Family{"electra",
+               {"electra.embeddings.LayerNorm", "electra.encoder.layer.0.attention.output.LayerNorm",
+                "electra.encoder.layer.0.output.LayerNorm"}},
         // Layer 0 has no attn_norm (Identity); every head runs head.norm.
         Family{"modernbert", {"model.embeddings.norm", "model.layers.0.mlp_norm", "model.final_norm", "head.norm"}}),
     [](const ::testing::TestParamInfo<Family>& family) {

@@ -43,6 +43,9 @@ struct BertConfig {
   std::int64_t num_hidden_layers = 12;
   std::int64_t num_attention_heads = 12;
   std::int64_t intermediate_size = 3072;
+  // ELECTRA: the embeddings' width, projected to hidden_size by `embeddings_project` when it
+  // differs; 0 for every other family (the embeddings are hidden_size wide).
+  std::int64_t embedding_size = 0;
   std::string hidden_act = "gelu";  // the exact erf form; the only one supported
   double hidden_dropout_prob = 0.1;
   double attention_probs_dropout_prob = 0.1;
@@ -94,6 +97,8 @@ struct BertConfig {
 
   std::int64_t num_labels() const { return static_cast<std::int64_t>(id2label.size()); }
   std::int64_t head_dim() const { return hidden_size / num_attention_heads; }
+  std::int64_t embedding_width() const { return embedding_size > 0 ? embedding_size : hidden_size; }
+  bool projects_embeddings() const { return embedding_width() != hidden_size; }
   bool is_regression() const { return head == ModelHead::kSequenceClassification && num_labels() == 1; }
   bool has_token_types() const { return type_vocab_size > 0; }
   // The transformers class of this model type and head: "BertForSequenceClassification",

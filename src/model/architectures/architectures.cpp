@@ -15,12 +15,14 @@ const Architecture& roberta_architecture();     // roberta.cpp
 const Architecture& xlm_roberta_architecture();  // roberta.cpp
 const Architecture& camembert_architecture();   // roberta.cpp
 const Architecture& modernbert_architecture();  // modernbert.cpp
+const Architecture& electra_architecture();     // electra.cpp
 
 namespace {
 
-std::array<const Architecture*, 6> all_architectures() {
+std::array<const Architecture*, 7> all_architectures() {
   return {&bert_architecture(),        &distilbert_architecture(), &roberta_architecture(),
-          &xlm_roberta_architecture(), &camembert_architecture(),  &modernbert_architecture()};
+          &xlm_roberta_architecture(), &camembert_architecture(),  &electra_architecture(),
+          &modernbert_architecture()};
 }
 
 }  // namespace

@@ -1,0 +1,94 @@
+// ELECTRA (transformers' ElectraConfig, ElectraModel, ElectraForSequenceClassification,
+// ElectraForTokenClassification, ElectraForQuestionAnswering; a discriminator checkpoint,
+// ElectraForPreTraining, loads into any of them with discriminator_predictions.* unused): BERT's
+// encoder under "electra.", embeddings embedding_size wide and projected to hidden_size by
+// `embeddings_project` when the two differ, no pooler, and ElectraClassificationHead on the
+// first token: dropout, dense, GELU, dropout, out_proj.
+#include "architecture.hpp"
+
+#include "model/config/config_object.hpp"
+#include "shmtrain/common/error.hpp"
+
+namespace shmtrain::model {
+namespace {
+
+// ElectraConfig's defaults (google/electra-small-discriminator's shapes).
+void set_electra_defaults(BertConfig& config) {
+  config.architectures = {"ElectraForSequenceClassification"};
+  config.embedding_size = 128;
+  config.hidden_size = 256;
+  config.num_attention_heads = 4;
+  config.intermediate_size = 1024;
+}
+
+void read_electra_config(const ConfigObject& config, BertConfig& out) {
+  config.read("embedding_size", out.embedding_size);
+  config.read("type_vocab_size", out.type_vocab_size);
+  config.read("layer_norm_eps", out.layer_norm_eps);
+  config.read("position_embedding_type", out.position_embedding_type);
+  read_classifier_dropout(config, out);
+}
+
+void write_electra_config(const BertConfig& config, ConfigFields& fields) {
+  fields["classifier_dropout"] = nullptr;  // the head uses hidden_dropout_prob
+  fields["embedding_size"] = config.embedding_width();
+  fields["layer_norm_eps"] = config.layer_norm_eps;
+  fields["position_embedding_type"] = config.position_embedding_type;
+  fields["summary_activation"] = "gelu";  // ElectraConfig's sequence-summary keys, as it saves them
+  fields["summary_last_dropout"] = 0.1;
+  fields["summary_type"] = "first";
+  fields["summary_use_proj"] = true;
+  fields["type_vocab_size"] = config.type_vocab_size;
+  fields["use_cache"] = true;
+}
+
+void validate_electra(const BertConfig& config, const std::string& source) {
+  if (config.embedding_size <= 0 || config.embedding_size > ConfigLimits::kHiddenSize) {
+    fail_input("{}: embedding_size must be in [1, {}], got {}", source, ConfigLimits::kHiddenSize,
+               config.embedding_size);
+  }
+  if (config.type_vocab_size <= 0) {
+    fail_input("{}: type_vocab_size must be positive, got {}", source, config.type_vocab_size);
+  }
+}
+
+}  // namespace
+
+const Architecture& electra_architecture() {
+  static const Architecture electra{
+      .model_type = "electra",
+      .class_prefix = "Electra",
+      .display_name = "ELECTRA",
+      .base_prefix = "electra.",
+      .layer_prefix = "electra.encoder.layer.{}.",
+      .embeddings = {"embeddings.word_embeddings", "embeddings.LayerNorm"},
+      // query, key, value, qkv, attention_output, attention_norm, intermediate, output, output_norm
+      .layer = {"attention.self.query", "attention.self.key", "attention.self.value", nullptr,
+                "attention.output.dense", "attention.output.LayerNorm", "intermediate.dense", "output.dense",
+                "output.LayerNorm"},
+      .structure = post_norm_structure(PositionEncoding::kLearned, true),
+      .pooler = "classifier.dense",
+      .pooler_is_head = true,  // ElectraClassificationHead's
+      .pooler_activation = Activation::kGelu,
+      .pooler_norm = nullptr,
+      .token_heads_use_pooler = false,
+      .classifier = "classifier.out_proj",
+      .dropout_before_pooler = true,
+      .qa_outputs = "qa_outputs",
+      .classifier_dropout = &BertConfig::hidden_dropout_prob,
+      .token_dropout = &BertConfig::hidden_dropout_prob,
+      .qa_dropout = nullptr,  // ElectraForQuestionAnswering has none
+      .zero_padding_embedding = true,
+      .init_std = nullptr,
+      // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, hidden_act,
+      // hidden_dropout_prob, attention_probs_dropout_prob
+      .keys = {"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "hidden_act",
+               "hidden_dropout_prob", "attention_probs_dropout_prob"},
+      .set_defaults = set_electra_defaults,
+      .read_config = read_electra_config,
+      .write_config = write_electra_config,
+      .validate = validate_electra};
+  return electra;
+}
+
+}  // namespace shmtrain::model
