@@ -141,6 +141,13 @@ struct Architecture {
 // the attention's output dense.
 LayerStructure post_norm_structure(PositionEncoding positions, bool attention_output_dropout);
 
+// BERT's own keys (type_vocab_size, layer_norm_eps, position_embedding_type, classifier_dropout),
+// which RoBERTa's and ELECTRA's configs carry too: read, written as save_pretrained writes them,
+// checked (bert.cpp).
+void read_bert_keys(const ConfigObject& config, BertConfig& out);
+void write_bert_keys(const BertConfig& config, ConfigFields& fields);
+void validate_bert_keys(const BertConfig& config, const std::string& source);
+
 // The positions a sequence of the family can use: max_position_embeddings, less RoBERTa's
 // pad_token_id + 1 reserved rows (514 -> 512).
 std::int64_t usable_positions(const BertConfig& config);

@@ -6,16 +6,15 @@
 #include "shmtrain/common/error.hpp"
 
 namespace shmtrain::model {
-namespace {
 
-void read_bert_config(const ConfigObject& config, BertConfig& out) {
+void read_bert_keys(const ConfigObject& config, BertConfig& out) {
   config.read("type_vocab_size", out.type_vocab_size);
   config.read("layer_norm_eps", out.layer_norm_eps);
   config.read("position_embedding_type", out.position_embedding_type);
   read_classifier_dropout(config, out);
 }
 
-void write_bert_config(const BertConfig& config, ConfigFields& fields) {
+void write_bert_keys(const BertConfig& config, ConfigFields& fields) {
   fields["classifier_dropout"] = nullptr;  // shmtrain's head uses hidden_dropout_prob
   fields["layer_norm_eps"] = config.layer_norm_eps;
   fields["position_embedding_type"] = config.position_embedding_type;
@@ -23,13 +22,11 @@ void write_bert_config(const BertConfig& config, ConfigFields& fields) {
   fields["use_cache"] = true;  // BertConfig's default; decoder-only, irrelevant to training
 }
 
-void validate_bert(const BertConfig& config, const std::string& source) {
+void validate_bert_keys(const BertConfig& config, const std::string& source) {
   if (config.type_vocab_size <= 0) {
     fail_input("{}: type_vocab_size must be positive, got {}", source, config.type_vocab_size);
   }
 }
-
-}  // namespace
 
 const Architecture& bert_architecture() {
   static const Architecture bert{
@@ -62,9 +59,9 @@ const Architecture& bert_architecture() {
       .keys = {"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "hidden_act",
                "hidden_dropout_prob", "attention_probs_dropout_prob"},
       .set_defaults = [](BertConfig&) {},  // BertConfig's initialisers are BERT's defaults
-      .read_config = read_bert_config,
-      .write_config = write_bert_config,
-      .validate = validate_bert};
+      .read_config = read_bert_keys,
+      .write_config = write_bert_keys,
+      .validate = validate_bert_keys};
   return bert;
 }
 

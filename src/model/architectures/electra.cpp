@@ -23,23 +23,16 @@ void set_electra_defaults(BertConfig& config) {
 
 void read_electra_config(const ConfigObject& config, BertConfig& out) {
   config.read("embedding_size", out.embedding_size);
-  config.read("type_vocab_size", out.type_vocab_size);
-  config.read("layer_norm_eps", out.layer_norm_eps);
-  config.read("position_embedding_type", out.position_embedding_type);
-  read_classifier_dropout(config, out);
+  read_bert_keys(config, out);
 }
 
 void write_electra_config(const BertConfig& config, ConfigFields& fields) {
-  fields["classifier_dropout"] = nullptr;  // the head uses hidden_dropout_prob
+  write_bert_keys(config, fields);
   fields["embedding_size"] = config.embedding_width();
-  fields["layer_norm_eps"] = config.layer_norm_eps;
-  fields["position_embedding_type"] = config.position_embedding_type;
   fields["summary_activation"] = "gelu";  // ElectraConfig's sequence-summary keys, as it saves them
   fields["summary_last_dropout"] = 0.1;
   fields["summary_type"] = "first";
   fields["summary_use_proj"] = true;
-  fields["type_vocab_size"] = config.type_vocab_size;
-  fields["use_cache"] = true;
 }
 
 void validate_electra(const BertConfig& config, const std::string& source) {
@@ -47,9 +40,7 @@ void validate_electra(const BertConfig& config, const std::string& source) {
     fail_input("{}: embedding_size must be in [1, {}], got {}", source, ConfigLimits::kHiddenSize,
                config.embedding_size);
   }
-  if (config.type_vocab_size <= 0) {
-    fail_input("{}: type_vocab_size must be positive, got {}", source, config.type_vocab_size);
-  }
+  validate_bert_keys(config, source);
 }
 
 }  // namespace

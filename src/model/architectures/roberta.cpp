@@ -24,28 +24,19 @@ void set_roberta_defaults(BertConfig& config) {
 }
 
 void read_roberta_config(const ConfigObject& config, BertConfig& out) {
-  config.read("type_vocab_size", out.type_vocab_size);
-  config.read("layer_norm_eps", out.layer_norm_eps);
-  config.read("position_embedding_type", out.position_embedding_type);
+  read_bert_keys(config, out);
   config.read("bos_token_id", out.bos_token_id);
   config.read("eos_token_id", out.eos_token_id);
-  read_classifier_dropout(config, out);
 }
 
 void write_roberta_config(const BertConfig& config, ConfigFields& fields) {
+  write_bert_keys(config, fields);
   fields["bos_token_id"] = config.bos_token_id;
-  fields["classifier_dropout"] = nullptr;
   fields["eos_token_id"] = config.eos_token_id;
-  fields["layer_norm_eps"] = config.layer_norm_eps;
-  fields["position_embedding_type"] = config.position_embedding_type;
-  fields["type_vocab_size"] = config.type_vocab_size;
-  fields["use_cache"] = true;
 }
 
 void validate_roberta(const BertConfig& config, const std::string& source) {
-  if (config.type_vocab_size <= 0) {
-    fail_input("{}: type_vocab_size must be positive, got {}", source, config.type_vocab_size);
-  }
+  validate_bert_keys(config, source);
   if (config.max_position_embeddings <= config.pad_token_id + 1) {
     fail_input("{}: max_position_embeddings {} leaves no position: RoBERTa's positions start at pad_token_id + 1 = {}",
                source, config.max_position_embeddings, config.pad_token_id + 1);
