@@ -8,7 +8,7 @@
 namespace shmtrain::tensor {
 namespace {
 
-constexpr std::int64_t kGrain = 16384;
+constexpr std::int64_t kConvertGrain = 16384;
 
 void to_bf16_scalar(bf16* out, const float* in, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) out[i] = to_bf16(in[i]);
@@ -38,12 +38,12 @@ void convert_to_bf16_serial(bf16* out, const float* in, std::int64_t n) {
 }
 
 void convert_to_bf16(bf16* out, const float* in, std::int64_t n) {
-  parallel_blocks(n, kGrain,
+  parallel_blocks(n, kConvertGrain,
                   [&](std::int64_t i0, std::int64_t i1) { convert_to_bf16_serial(out + i0, in + i0, i1 - i0); });
 }
 
 void convert_to_float(float* out, const bf16* in, std::int64_t n) {
-  parallel_blocks(n, kGrain, [&](std::int64_t i0, std::int64_t i1) {
+  parallel_blocks(n, kConvertGrain, [&](std::int64_t i0, std::int64_t i1) {
     for (std::int64_t i = i0; i < i1; ++i) out[i] = to_float(in[i]);
   });
 }

@@ -12,7 +12,7 @@ namespace {
 
 using gelu_math::kInvSqrt2;
 using gelu_math::kInvSqrt2Pi;
-constexpr std::int64_t kGrain = 4096;
+constexpr std::int64_t kGeluGrain = 4096;
 // Floats ahead to prefetch in the vector loops: with two library calls per 16 elements the
 // out-of-order window does not reach the next loads, and the hardware prefetcher alone left
 // the backward waiting on memory for half its time (perf annotate).
@@ -85,7 +85,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void backward_av
 
 template <typename Out>
 void forward(Out* out, const float* inp, std::int64_t n) {
-  parallel_blocks(n, kGrain, [&](std::int64_t i0, std::int64_t i1) {
+  parallel_blocks(n, kGeluGrain, [&](std::int64_t i0, std::int64_t i1) {
     if (vector_math::have_avx512_bf16()) {
       forward_avx512<Out, true>(out + i0, inp + i0, i1 - i0);
     } else if (vector_math::have_avx512()) {
@@ -98,7 +98,7 @@ void forward(Out* out, const float* inp, std::int64_t n) {
 
 template <typename Out>
 void backward(Out* dinp, const float* dout, const float* inp, std::int64_t n) {
-  parallel_blocks(n, kGrain, [&](std::int64_t i0, std::int64_t i1) {
+  parallel_blocks(n, kGeluGrain, [&](std::int64_t i0, std::int64_t i1) {
     if (vector_math::have_avx512_bf16()) {
       backward_avx512<Out, true>(dinp + i0, dout + i0, inp + i0, i1 - i0);
     } else if (vector_math::have_avx512()) {

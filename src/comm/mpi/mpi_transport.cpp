@@ -16,8 +16,8 @@ using Clock = std::chrono::steady_clock;
 // transfer in progress needs this rank's calls to move, and yielding still lets an
 // oversubscribed peer run.
 constexpr int kSpinTests = 200;
-constexpr auto kYieldPhase = std::chrono::milliseconds(50);
-constexpr auto kMaxSleep = std::chrono::microseconds(500);
+constexpr auto kMpiYieldPhase = std::chrono::milliseconds(50);
+constexpr auto kMpiMaxSleep = std::chrono::microseconds(500);
 
 }  // namespace
 
@@ -52,7 +52,7 @@ void MpiTransport::wait(MPI_Request& request, std::string_view what) {
   }
   const auto start = Clock::now();
   const auto deadline = start + options_.timeout;
-  Backoff backoff(kYieldPhase, kMaxSleep);
+  Backoff backoff(kMpiYieldPhase, kMpiMaxSleep);
   for (;;) {
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
     if (done) return;
