@@ -19,9 +19,9 @@ namespace shmtrain::testing {
 namespace {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::json;
+using PredictJson = nlohmann::json;
 
-std::set<std::string> keys_of(const Json& object) {
+std::set<std::string> keys_of(const PredictJson& object) {
   std::set<std::string> keys;
   for (const auto& [key, value] : object.items()) keys.insert(key);
   return keys;
@@ -29,15 +29,15 @@ std::set<std::string> keys_of(const Json& object) {
 
 // all_results.json holds every key of predict_results.json with its value, and the evaluation's.
 void expect_merged(const fs::path& out) {
-  const Json predict = Json::parse(read_file(out / "predict_results.json"));
-  const Json all = Json::parse(read_file(out / "all_results.json"));
-  for (const auto& [key, value] : predict.items()) EXPECT_EQ(all.value(key, Json()), value) << key;
+  const PredictJson predict = PredictJson::parse(read_file(out / "predict_results.json"));
+  const PredictJson all = PredictJson::parse(read_file(out / "all_results.json"));
+  for (const auto& [key, value] : predict.items()) EXPECT_EQ(all.value(key, PredictJson()), value) << key;
   for (const char* key : {"eval_f1", "train_loss"}) EXPECT_TRUE(all.contains(key)) << key;
 }
 
 void expect_no_predict_metrics(const fs::path& out) {
   EXPECT_FALSE(fs::exists(out / "predict_results.json"));
-  const Json all = Json::parse(read_file(out / "all_results.json"));
+  const PredictJson all = PredictJson::parse(read_file(out / "all_results.json"));
   for (const auto& [key, value] : all.items()) {
     EXPECT_FALSE(key.starts_with("predict_") || key.starts_with("test_")) << key;
   }
@@ -63,13 +63,13 @@ TEST(PredictResults, RunNerScoresALabelledTestFileAndNotAnUnlabelledOne) {
       config.string(), (fixtures_dir() / "tokenizers/roberta_bpe").string(), (data / "train.txt").string(),
       (data / "test.txt").string(), (data / "test.txt").string(), out.string()));
   ASSERT_EQ(trained.exit_code, 0) << trained.output();
-  const Json predict = Json::parse(read_file(out / "predict_results.json"));
+  const PredictJson predict = PredictJson::parse(read_file(out / "predict_results.json"));
   // run_ner's trainer.predict(metric_key_prefix="predict"): seqeval's four, the loss and the speed.
   EXPECT_EQ(keys_of(predict),
             (std::set<std::string>{"predict_accuracy", "predict_f1", "predict_loss", "predict_precision",
                                    "predict_recall", "predict_runtime", "predict_samples_per_second",
                                    "predict_steps_per_second"}));
-  const Json eval = Json::parse(read_file(out / "eval_results.json"));
+  const PredictJson eval = PredictJson::parse(read_file(out / "eval_results.json"));
   for (const char* metric : {"accuracy", "f1", "precision", "recall"}) {
     EXPECT_EQ(predict.at(fmt::format("predict_{}", metric)), eval.at(fmt::format("eval_{}", metric))) << metric;
   }
@@ -99,19 +99,19 @@ TEST(PredictResults, RunQaScoresALabelledTestFileUnderItsTestPrefix) {
       (squad / "bert_config.json").string(), (squad / "vocab.txt").string(), (squad / "train.json").string(),
       (squad / "dev.json").string(), (squad / "dev.json").string(), out.string()));
   ASSERT_EQ(trained.exit_code, 0) << trained.output();
-  const Json predict = Json::parse(read_file(out / "predict_results.json"));
+  const PredictJson predict = PredictJson::parse(read_file(out / "predict_results.json"));
   // QuestionAnsweringTrainer.predict's default prefix "test", and run_qa's predict_samples (windows).
   EXPECT_EQ(keys_of(predict), (std::set<std::string>{"predict_samples", "test_exact_match", "test_f1", "test_runtime",
                                                      "test_samples_per_second", "test_steps_per_second"}));
   EXPECT_EQ(predict.at("predict_samples").get<int>(), 53);
-  const Json eval = Json::parse(read_file(out / "eval_results.json"));
+  const PredictJson eval = PredictJson::parse(read_file(out / "eval_results.json"));
   EXPECT_EQ(predict.at("test_exact_match"), eval.at("eval_exact_match"));
   EXPECT_EQ(predict.at("test_f1"), eval.at("eval_f1"));
   expect_merged(out);
 
-  Json unanswered = Json::parse(read_file(squad / "dev.json"));
+  PredictJson unanswered = PredictJson::parse(read_file(squad / "dev.json"));
   for (auto& paragraph : unanswered.at("data")[0].at("paragraphs")) {
-    for (auto& qa : paragraph.at("qas")) qa["answers"] = Json::array();
+    for (auto& qa : paragraph.at("qas")) qa["answers"] = PredictJson::array();
   }
   write_file(dir / "questions.json", unanswered.dump());
   const fs::path alone = dir / "alone";

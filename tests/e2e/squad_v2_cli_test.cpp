@@ -20,7 +20,7 @@ namespace shmtrain::testing {
 namespace {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::ordered_json;
+using SquadJson = nlohmann::ordered_json;
 
 fs::path model_files() { return fixtures_dir() / "squad_tiny"; }
 fs::path data() { return fixtures_dir() / "squad_v2_tiny"; }
@@ -45,7 +45,7 @@ struct Question {
 
 std::vector<Question> dev_questions() {
   std::vector<Question> out;
-  const Json dev = Json::parse(read_file(data() / "dev.json"));
+  const SquadJson dev = SquadJson::parse(read_file(data() / "dev.json"));
   for (const auto& paragraph : dev.at("data")[0].at("paragraphs")) {
     for (const auto& qa : paragraph.at("qas")) {
       Question& q = out.emplace_back();
@@ -60,7 +60,7 @@ std::vector<Question> dev_questions() {
 // here (no-answer probability 0 everywhere, as run_qa passes it).
 void expect_metrics_match_predictions(const fs::path& out) {
   const std::vector<Question> questions = dev_questions();
-  const Json predictions = Json::parse(read_file(out / "eval_predictions.json"));
+  const SquadJson predictions = SquadJson::parse(read_file(out / "eval_predictions.json"));
   ASSERT_EQ(predictions.size(), questions.size());
   double exact[2] = {0, 0};  // [unanswerable, answerable]
   double f1s[2] = {0, 0};
@@ -97,7 +97,7 @@ void expect_metrics_match_predictions(const fs::path& out) {
     best_f1 = std::max(best_f1, running_f1);
   }
   const double n = count[0] + count[1];
-  const Json eval = Json::parse(read_file(out / "eval_results.json"));
+  const SquadJson eval = SquadJson::parse(read_file(out / "eval_results.json"));
   // squad_v2's keys with the trainer's eval_ prefix (the file sorts them, as Trainer.save_metrics
   // does); no exact_match.
   std::vector<std::string> keys;
@@ -130,7 +130,7 @@ void expect_metrics_match_predictions(const fs::path& out) {
 }
 
 // The best non-null text of each question's n-best list (utils_qa's best_non_null_pred).
-std::string best_non_null(const Json& nbest) {
+std::string best_non_null(const SquadJson& nbest) {
   for (const auto& candidate : nbest) {
     if (!candidate.at("text").get<std::string>().empty()) return candidate.at("text");
   }
@@ -139,9 +139,9 @@ std::string best_non_null(const Json& nbest) {
 
 // Each answer is "" exactly when the question's null odds exceed `threshold`, else the n-best
 // list's best non-null text.
-void expect_threshold_rule(const fs::path& out, double threshold, const Json& nbest) {
-  const Json predictions = Json::parse(read_file(out / "eval_predictions.json"));
-  const Json odds = Json::parse(read_file(out / "eval_null_odds.json"));
+void expect_threshold_rule(const fs::path& out, double threshold, const SquadJson& nbest) {
+  const SquadJson predictions = SquadJson::parse(read_file(out / "eval_predictions.json"));
+  const SquadJson odds = SquadJson::parse(read_file(out / "eval_null_odds.json"));
   ASSERT_EQ(odds.size(), predictions.size());
   for (const auto& [id, answer] : predictions.items()) {
     const double diff = odds.at(id).get<double>();
@@ -165,7 +165,7 @@ TEST(SquadV2EndToEnd, TrainsScoresAndWritesRunQasFiles) {
 
   // The n-best lists: at most n_best_size (20) + the null, probabilities summing to 1, and the
   // null ("") in every list.
-  const Json nbest = Json::parse(read_file(out / "eval_nbest_predictions.json"));
+  const SquadJson nbest = SquadJson::parse(read_file(out / "eval_nbest_predictions.json"));
   int abstained = 0;
   for (const auto& [id, list] : nbest.items()) {
     ASSERT_FALSE(list.empty()) << id;
@@ -180,7 +180,7 @@ TEST(SquadV2EndToEnd, TrainsScoresAndWritesRunQasFiles) {
     EXPECT_TRUE(null_seen) << id;
   }
   expect_threshold_rule(out, 0.0, nbest);
-  const Json predictions = Json::parse(read_file(out / "eval_predictions.json"));
+  const SquadJson predictions = SquadJson::parse(read_file(out / "eval_predictions.json"));
   for (const auto& [id, answer] : predictions.items()) abstained += answer.get<std::string>().empty() ? 1 : 0;
   std::printf("%d of %zu questions answered \"\"\n", abstained, nbest.size());
   // --do_predict on the same file writes the same answers, lists and odds.
@@ -191,7 +191,7 @@ TEST(SquadV2EndToEnd, TrainsScoresAndWritesRunQasFiles) {
 
   // The trained model evaluated again with --null_score_diff_threshold at the median null odds:
   // the same logits, so the answers flip exactly where the odds exceed it.
-  const Json null_odds = Json::parse(read_file(out / "eval_null_odds.json"));
+  const SquadJson null_odds = SquadJson::parse(read_file(out / "eval_null_odds.json"));
   std::vector<double> odds;
   for (const auto& [id, diff] : null_odds.items()) odds.push_back(diff.get<double>());
   std::sort(odds.begin(), odds.end());
