@@ -1,6 +1,7 @@
 #include "shmtrain/model/train_flops.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "architectures/architecture.hpp"
 
@@ -26,17 +27,13 @@ double sequence_train_flops(const BertConfig& config, std::int64_t length) {
   const double up = architecture_of(config).structure.feed_forward == FeedForward::kGeglu ? 2.0 : 1.0;
   const double linear = 2.0 * static_cast<double>(length) * (4 * h * h + (1.0 + up) * h * inter);
   double total = 0;
-  double global_pairs = -1;  // computed once: every global layer has the same count
+  // Counted once per window: every global layer, and every sliding one, has the same count.
+  std::map<std::int64_t, double> pairs_of_window;
   for (std::int64_t l = 0; l < config.num_hidden_layers; ++l) {
     const std::int64_t window = config.attention_window(l);
-    double pairs = 0;
-    if (window < 0) {
-      if (global_pairs < 0) global_pairs = key_pairs(length, -1);
-      pairs = global_pairs;
-    } else {
-      pairs = key_pairs(length, window);
-    }
-    total += linear + 2.0 * 2.0 * pairs * h;
+    auto [at, fresh] = pairs_of_window.try_emplace(window, 0.0);
+    if (fresh) at->second = key_pairs(length, window);
+    total += linear + 2.0 * 2.0 * at->second * h;
   }
   return 3.0 * total;
 }

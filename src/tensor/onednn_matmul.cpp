@@ -125,9 +125,7 @@ void matmul(const MatmulShape& shape, const void* a, const void* b, void* c, con
     auto found = thread.bound.find(shape);
     if (found == thread.bound.end()) {
       const Primitive& p = cache().get(shape);
-      const std::size_t scratch_bytes = p.scratchpad.get_size();
-      if (thread.scratchpad.size() < scratch_bytes) thread.scratchpad.resize(scratch_bytes);
-      const dnnl::engine& cpu = engine();
+      const dnnl::engine& cpu = engine();  // the handles below are re-pointed before every execute
       Bound fresh{&p,
                   memory(p.a, cpu, const_cast<void*>(a)),
                   memory(p.b, cpu, const_cast<void*>(b)),
