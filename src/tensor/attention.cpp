@@ -1,12 +1,15 @@
 #include "shmtrain/tensor/attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 #include <vector>
 
 #include <tbb/enumerable_thread_specific.h>
 
+#include "position_terms.hpp"
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/tensor/disentangled_attention.hpp"
 #include "shmtrain/tensor/gemm.hpp"
 #include "shmtrain/tensor/gemm_bf16.hpp"
 #include "shmtrain/tensor/parallel.hpp"
@@ -149,14 +152,20 @@ const bf16* scores_gradient(const float* ds, std::int64_t n, bf16* scratch) {
   return scratch;
 }
 
+// The scores' scale: 1 / sqrt(head_dim), DeBERTa's divides by 1 + its position terms too.
+float score_scale(std::int64_t head_dim, const PositionTables* rel) {
+  return rel != nullptr ? rel->scale(head_dim) : 1.0f / std::sqrt(static_cast<float>(head_dim));
+}
+
+// rel: DeBERTa's position terms (disentangled_attention.hpp), or null.
 template <typename T>
 void forward(T* out, float* probs, const T* qkv, const float* mask_add, const AttentionShape& shape,
-             const AttentionDropout& dropout, std::uint16_t* dropout_mask) {
+             const AttentionDropout& dropout, std::uint16_t* dropout_mask, const PositionTables* rel) {
   check_mask(dropout, dropout_mask);
   const std::int64_t d = shape.head_dim;
   const std::int64_t hid = shape.hidden();
   const std::int64_t h3 = 3 * hid;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  const float scale = score_scale(d, rel);
   const std::vector<Matrix> matrices = matrices_of(shape);
   parallel_blocks(static_cast<std::int64_t>(matrices.size()), 1, [&](std::int64_t m0, std::int64_t m1) {
     T* scratch = probs_scratch<T>(shape.seq * shape.seq, nullptr);
@@ -168,6 +177,7 @@ void forward(T* out, float* probs, const T* qkv, const float* mask_add, const At
       const T* v = q + 2 * hid;
       float* p = probs + m.probs;  // (L, L)
       product(Trans::kNo, Trans::kYes, t, t, d, scale, q, h3, k, h3, p, t);
+      if (rel != nullptr) detail::add_position_scores(p, q, k, h3, {t, m.head, d, hid}, *rel, scale);
       softmax_forward(p, p, mask_add != nullptr ? mask_add + m.sequence * t : nullptr, t, t);
       const std::uint16_t* mask = draw_matrix_mask(m, dropout, dropout_mask);
       const T* p_used = probs_for_values(p, t * t, dropout.p, mask, scratch);
@@ -178,38 +188,58 @@ void forward(T* out, float* probs, const T* qkv, const float* mask_add, const At
 
 template <typename T>
 void backward(T* dqkv, const T* dout, const T* qkv, const float* probs, const AttentionShape& shape,
-              const AttentionDropout& dropout, const std::uint16_t* dropout_mask) {
+              const AttentionDropout& dropout, const std::uint16_t* dropout_mask, const PositionTables* rel) {
   check_mask(dropout, dropout_mask);
   const std::int64_t d = shape.head_dim;
   const std::int64_t hid = shape.hidden();
   const std::int64_t h3 = 3 * hid;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  const float scale = score_scale(d, rel);
   constexpr bool kFloat = std::is_same_v<T, float>;
   const std::int64_t longest = shape.seq * shape.seq;
   const std::vector<Matrix> matrices = matrices_of(shape);
-  parallel_blocks(static_cast<std::int64_t>(matrices.size()), 1, [&](std::int64_t m0, std::int64_t m1) {
+  auto one = [&](const Matrix& m, float* dp, T* scratch) {
+    const std::int64_t t = m.length;
+    const T* q = qkv + m.qkv;
+    const T* k = q + hid;
+    const T* v = q + 2 * hid;
+    T* dq = dqkv + m.qkv;
+    T* dk = dq + hid;
+    T* dv = dq + 2 * hid;
+    const T* dy = dout + m.out;  // (L, d), row stride H
+    const float* p = probs + m.probs;
+    const std::uint16_t* mask = recorded_matrix_mask(m, dropout, dropout_mask);
+    const T* p_used = probs_for_values(p, t * t, dropout.p, mask, scratch);
+    product(Trans::kNo, Trans::kYes, t, t, d, 1.0f, dy, hid, v, h3, dp, t);       // dP = dY V^T
+    product(Trans::kYes, Trans::kNo, t, d, t, 1.0f, p_used, t, dy, hid, dv, h3);  // dV = P^T dY
+    apply_dropout_mask_serial(dp, dp, t * t, dropout.p, mask);
+    softmax_backward(dp, dp, p, t, t);  // dS
+    const T* ds = scores_gradient(dp, t * t, scratch);
+    if (rel != nullptr) {
+      detail::position_input_gradients(dq, dk, dp, ds, q, k, h3, {t, m.head, d, hid}, *rel, scale);
+      return;
+    }
+    product(Trans::kNo, Trans::kNo, t, d, t, scale, ds, t, k, h3, dq, h3);   // dQ = s dS K
+    product(Trans::kYes, Trans::kNo, t, d, t, scale, ds, t, q, h3, dk, h3);  // dK = s dS^T Q
+  };
+  auto buffers = [&] {
     float* dp = scratch_of(backward_scratch(), (kFloat ? 2 : 1) * longest);  // (L, L)
-    T* scratch = probs_scratch<T>(longest, dp);
-    for (std::int64_t i = m0; i < m1; ++i) {
-      const Matrix& m = matrices[static_cast<std::size_t>(i)];
-      const std::int64_t t = m.length;
-      const T* q = qkv + m.qkv;
-      const T* k = q + hid;
-      const T* v = q + 2 * hid;
-      T* dq = dqkv + m.qkv;
-      T* dk = dq + hid;
-      T* dv = dq + 2 * hid;
-      const T* dy = dout + m.out;  // (L, d), row stride H
-      const float* p = probs + m.probs;
-      const std::uint16_t* mask = recorded_matrix_mask(m, dropout, dropout_mask);
-      const T* p_used = probs_for_values(p, t * t, dropout.p, mask, scratch);
-      product(Trans::kNo, Trans::kYes, t, t, d, 1.0f, dy, hid, v, h3, dp, t);       // dP = dY V^T
-      product(Trans::kYes, Trans::kNo, t, d, t, 1.0f, p_used, t, dy, hid, dv, h3);  // dV = P^T dY
-      apply_dropout_mask_serial(dp, dp, t * t, dropout.p, mask);
-      softmax_backward(dp, dp, p, t, t);  // dS
-      const T* ds = scores_gradient(dp, t * t, scratch);
-      product(Trans::kNo, Trans::kNo, t, d, t, scale, ds, t, k, h3, dq, h3);   // dQ = s dS K
-      product(Trans::kYes, Trans::kNo, t, d, t, scale, ds, t, q, h3, dk, h3);  // dK = s dS^T Q
+    return std::pair<float*, T*>(dp, probs_scratch<T>(longest, dp));
+  };
+  if (rel == nullptr) {
+    parallel_blocks(static_cast<std::int64_t>(matrices.size()), 1, [&](std::int64_t m0, std::int64_t m1) {
+      const auto [dp, scratch] = buffers();
+      for (std::int64_t i = m0; i < m1; ++i) one(matrices[static_cast<std::size_t>(i)], dp, scratch);
+    });
+    return;
+  }
+  // The position tables' gradients sum over sequences: one thread per head, sequences in order.
+  const std::int64_t rows = rel->positions.table_rows();
+  if (rel->d_key != nullptr) std::fill_n(rel->d_key, rows * hid, 0.0f);
+  if (rel->d_query != nullptr) std::fill_n(rel->d_query, rows * hid, 0.0f);
+  parallel_blocks(shape.heads, 1, [&](std::int64_t h0, std::int64_t h1) {
+    const auto [dp, scratch] = buffers();
+    for (std::int64_t h = h0; h < h1; ++h) {
+      for (std::int64_t b = 0; b < shape.batch; ++b) one(matrices[static_cast<std::size_t>(b * shape.heads + h)], dp, scratch);
     }
   });
 }
@@ -239,25 +269,49 @@ std::int64_t attention_dropout_mask_words(const AttentionShape& shape) {
 void attention_forward(float* out, float* probs, const float* qkv, const float* mask_add,
                        const AttentionShape& shape, const AttentionDropout& dropout,
                        std::uint16_t* dropout_mask) {
-  forward(out, probs, qkv, mask_add, shape, dropout, dropout_mask);
+  forward(out, probs, qkv, mask_add, shape, dropout, dropout_mask, nullptr);
 }
 
 void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* probs,
                         const AttentionShape& shape, const AttentionDropout& dropout,
                         const std::uint16_t* dropout_mask) {
-  backward(dqkv, dout, qkv, probs, shape, dropout, dropout_mask);
+  backward(dqkv, dout, qkv, probs, shape, dropout, dropout_mask, nullptr);
 }
 
 void attention_forward(bf16* out, float* probs, const bf16* qkv, const float* mask_add,
                        const AttentionShape& shape, const AttentionDropout& dropout,
                        std::uint16_t* dropout_mask) {
-  forward(out, probs, qkv, mask_add, shape, dropout, dropout_mask);
+  forward(out, probs, qkv, mask_add, shape, dropout, dropout_mask, nullptr);
 }
 
 void attention_backward(bf16* dqkv, const bf16* dout, const bf16* qkv, const float* probs,
                         const AttentionShape& shape, const AttentionDropout& dropout,
                         const std::uint16_t* dropout_mask) {
-  backward(dqkv, dout, qkv, probs, shape, dropout, dropout_mask);
+  backward(dqkv, dout, qkv, probs, shape, dropout, dropout_mask, nullptr);
+}
+
+void disentangled_attention_forward(float* out, float* probs, const float* qkv, const float* mask_add,
+                                    const AttentionShape& shape, const PositionTables& tables,
+                                    const AttentionDropout& dropout, std::uint16_t* dropout_mask) {
+  forward(out, probs, qkv, mask_add, shape, dropout, dropout_mask, &tables);
+}
+
+void disentangled_attention_backward(float* dqkv, const float* dout, const float* qkv, const float* probs,
+                                     const AttentionShape& shape, const PositionTables& tables,
+                                     const AttentionDropout& dropout, const std::uint16_t* dropout_mask) {
+  backward(dqkv, dout, qkv, probs, shape, dropout, dropout_mask, &tables);
+}
+
+void disentangled_attention_forward(bf16* out, float* probs, const bf16* qkv, const float* mask_add,
+                                    const AttentionShape& shape, const PositionTables& tables,
+                                    const AttentionDropout& dropout, std::uint16_t* dropout_mask) {
+  forward(out, probs, qkv, mask_add, shape, dropout, dropout_mask, &tables);
+}
+
+void disentangled_attention_backward(bf16* dqkv, const bf16* dout, const bf16* qkv, const float* probs,
+                                     const AttentionShape& shape, const PositionTables& tables,
+                                     const AttentionDropout& dropout, const std::uint16_t* dropout_mask) {
+  backward(dqkv, dout, qkv, probs, shape, dropout, dropout_mask, &tables);
 }
 
 }  // namespace shmtrain::tensor
