@@ -41,6 +41,14 @@ Backbone::Backbone(const BertConfig& config, const ParamTable& table, std::span<
     }
     layer_begin_.push_back(begin);
   }
+  if (arch.structure.attention == AttentionKind::kDisentangled) {
+    relative_.positions = {config.position_buckets, config.max_relative_positions < 1 ? config.max_position_embeddings
+                                                                                      : config.max_relative_positions};
+    relative_.c2p = config.c2p();
+    relative_.p2c = config.p2c();
+    relative_.shared_projections = config.share_att_key;
+    disentangled_ = true;
+  }
   if (arch.structure.positions == PositionEncoding::kRotary) {
     const std::int64_t positions = config.max_sequence_length();
     rotary_.emplace_back(config.global_rope_theta, config.head_dim(), positions);
@@ -65,7 +73,7 @@ LayerParams Backbone::layer_params(std::span<float> arena, std::int64_t layer) c
   auto optional = [&](const char* module, const char* what) { return find_in(arena, p + module + what); };
   // BERT's Q/K/V weights and biases are adjacent: query's pointer is the fused linear's.
   const char* qkv = m.qkv != nullptr ? m.qkv : m.query;
-  return {w(qkv),
+  LayerParams params{w(qkv),
           optional(qkv, ".bias"),
           w(m.attention_output),
           optional(m.attention_output, ".bias"),
@@ -77,6 +85,12 @@ LayerParams Backbone::layer_params(std::span<float> arena, std::int64_t layer) c
           optional(m.output, ".bias"),
           w(m.output_norm),
           optional(m.output_norm, ".bias")};
+  // DeBERTa without share_att_key: the position tables' own projections.
+  params.pos_key_w = optional("attention.self.pos_key_proj", ".weight");
+  params.pos_key_b = optional("attention.self.pos_key_proj", ".bias");
+  params.pos_query_w = optional("attention.self.pos_query_proj", ".weight");
+  params.pos_query_b = optional("attention.self.pos_query_proj", ".bias");
+  return params;
 }
 
 void Backbone::set_bf16_weights(std::span<const tensor::bf16> weights16) {
@@ -90,8 +104,8 @@ void Backbone::set_bf16_weights(std::span<const tensor::bf16> weights16) {
       w.weights16 = {};
       continue;
     }
-    auto at = [&](const float* p) { return weights16.data() + (p - params_.data()); };
-    w.weights16 = {at(w.qkv_w), at(w.attn_out_w), at(w.inter_w), at(w.out_w)};
+    auto at = [&](const float* p) { return p == nullptr ? nullptr : weights16.data() + (p - params_.data()); };
+    w.weights16 = {at(w.qkv_w), at(w.attn_out_w), at(w.inter_w), at(w.out_w), at(w.pos_key_w), at(w.pos_query_w)};
   }
 }
 
@@ -127,6 +141,10 @@ LayerDims Backbone::dims(std::int64_t layer) const {
     form.window = config_.attention_window(layer);
   }
   form.ffn_inner_dropout = context_.train && structure.dropout_inside_feed_forward && config_.hidden_dropout_prob > 0;
+  if (structure.attention == AttentionKind::kDisentangled) {
+    form.relative = &relative_;
+    form.relative_site = layer_site(layer, 0);  // under the table's own key, not a row's
+  }
   return {batch_size_,
           seq_,
           config_.hidden_size,
@@ -190,6 +208,9 @@ void Backbone::resize(const data::Batch& batch) {
   for (auto* v : {&emb_grad_a_, &emb_grad_b_}) fit(*v, project ? n * e : 0);
   for (std::int64_t l = 0; l < config_.num_hidden_layers; ++l) layers_[l].resize(dims(l), uses_bf16_);
   scratch_.resize(dims(0), uses_bf16_);
+  const std::int64_t table = disentangled_ ? relative_.positions.table_rows() : 0;
+  for (auto* v : {&rel_norm_, &rel_grad_, &rel_dx_}) fit(*v, table * h);
+  for (auto* v : {&rel_mean_, &rel_rstd_}) fit(*v, table);
   const bool final_norm = architecture_of(config_).structure.final_norm != nullptr;
   fit(final_out_, final_norm ? n * h : 0);
   for (auto* v : {&final_mean_, &final_rstd_}) fit(*v, final_norm ? n : 0);
@@ -228,18 +249,23 @@ const float* Backbone::forward(const data::Batch& batch, const StepContext& cont
   }
   const std::int64_t e = config_.embedding_width();
   const std::string word = std::string(arch.embeddings.word) + ".weight";
-  if (config_.has_token_types()) {
+  const bool position_table = config_.has_position_table();
+  if (config_.has_token_types() && position_table) {
     tensor::embedding_forward(emb_sum_.data(), ids_, batch.token_type_ids.data(), positions_.data(), param(word),
                               param("embeddings.position_embeddings.weight"),
                               param("embeddings.token_type_embeddings.weight"), n, e);
+  } else if (config_.has_token_types()) {  // DeBERTa without absolute positions: word + token type
+    tensor::word_position_embedding_forward(emb_sum_.data(), ids_, batch.token_type_ids.data(), param(word),
+                                            param("embeddings.token_type_embeddings.weight"), n, e);
   } else {
-    const float* table = rotary_.empty() ? param("embeddings.position_embeddings.weight") : nullptr;
+    const float* table = position_table ? param("embeddings.position_embeddings.weight") : nullptr;
     tensor::word_position_embedding_forward(emb_sum_.data(), ids_, positions_.data(), param(word), table, n, e);
   }
   const std::string norm = prefix_ + arch.embeddings.norm;
   tensor::layernorm_forward(emb_out_.data(), emb_mean_.data(), emb_rstd_.data(), emb_sum_.data(),
                             find_in(params_, norm + ".weight"), find_in(params_, norm + ".bias"), n, e,
                             static_cast<float>(config_.layer_norm_eps));
+  if (disentangled_) zero_padding_rows(emb_out_.data(), e);  // DebertaV2Embeddings: embeddings * mask
   row_dropout_.emplace(*layout_, context);
   row_dropout_->forward(emb_out_.data(), emb_out_.data(), e, embedding_dropout_p(), kEmbeddingSite, nullptr);
   if (config_.projects_embeddings()) {  // ELECTRA's embeddings_project, embedding_size -> hidden_size
@@ -247,6 +273,7 @@ const float* Backbone::forward(const data::Batch& batch, const StepContext& cont
                            param("embeddings_project.bias"), n, e, h);
   }
 
+  if (disentangled_) relative_forward();
   const float* x = encoder_input();
   for (std::int64_t l = 0; l < config_.num_hidden_layers; ++l) {
     encoder_layer_forward(layers_[l], x, offsets_ != nullptr ? nullptr : mask_add_.data(), layer_weights_[l],
@@ -265,6 +292,51 @@ const float* Backbone::forward(const data::Batch& batch, const StepContext& cont
   std::fill(head_out_.begin(), head_out_.end(), 0.0f);
   for (std::int64_t i = 0; i < n; ++i) std::copy_n(x + i * h, h, head_out_.data() + token_index_[i] * h);
   return head_out_.data();
+}
+
+void Backbone::zero_padding_rows(float* rows, std::int64_t width) const {
+  for (std::size_t i = 0; i < mask_add_.size(); ++i) {
+    if (mask_add_[i] != 0.0f) std::fill_n(rows + static_cast<std::int64_t>(i) * width, width, 0.0f);
+  }
+}
+
+void Backbone::relative_forward() {
+  const std::int64_t rows = relative_.positions.table_rows();
+  const std::int64_t h = config_.hidden_size;
+  const float* table = param("encoder.rel_embeddings.weight");
+  relative_.table = table;
+  if (const float* w = find_in(params_, prefix_ + "encoder.LayerNorm.weight"); w != nullptr) {  // norm_rel_ebd
+    tensor::layernorm_forward(rel_norm_.data(), rel_mean_.data(), rel_rstd_.data(), table, w,
+                              param("encoder.LayerNorm.bias"), rows, h, static_cast<float>(config_.layer_norm_eps));
+    relative_.table = rel_norm_.data();
+  }
+  relative_.grad = rel_grad_.data();
+  // The rows the batch's longest sequence reaches (the rows grow with i - j).
+  std::int64_t longest = 1;
+  for (std::int64_t b = 0; b < batch_size_; ++b) {
+    longest = std::max<std::int64_t>(longest, offsets_ != nullptr ? offsets_[b + 1] - offsets_[b] : seq_);
+  }
+  const tensor::RelativePositions& p = relative_.positions;
+  relative_.first = std::min(p.c2p_row(-(longest - 1)), p.p2c_row(-(longest - 1)));
+  relative_.count = std::max(p.c2p_row(longest - 1), p.p2c_row(longest - 1)) - relative_.first + 1;
+  relative_.dropout_p = context_.train ? static_cast<float>(config_.hidden_dropout_prob) : 0.0f;
+  relative_.seed = context_.seed;
+  relative_.step = context_.step;
+}
+
+// The layers' gradients of the (normalised) table, back into rel_embeddings (and its norm).
+void Backbone::relative_backward() {
+  const std::int64_t rows = relative_.positions.table_rows();
+  const std::int64_t h = config_.hidden_size;
+  const float* d_table = rel_grad_.data();
+  if (const float* w = find_in(params_, prefix_ + "encoder.LayerNorm.weight"); w != nullptr) {
+    tensor::layernorm_backward(rel_dx_.data(), grad("encoder.LayerNorm.weight"), grad("encoder.LayerNorm.bias"),
+                               rel_grad_.data(), param("encoder.rel_embeddings.weight"), w, rel_mean_.data(),
+                               rel_rstd_.data(), rows, h);
+    d_table = rel_dx_.data();
+  }
+  float* g = grad("encoder.rel_embeddings.weight");
+  for (std::int64_t i = 0; i < rows * h; ++i) g[i] += d_table[i];
 }
 
 void Backbone::backward(const GradientsFinal& done) {
@@ -288,6 +360,7 @@ void Backbone::backward(const GradientsFinal& done) {
                                find_in(params_, name + ".weight"), final_mean_.data(), final_rstd_.data(), n, h);
     std::swap(dx, dy);
   }
+  if (disentangled_) std::fill(rel_grad_.begin(), rel_grad_.end(), 0.0f);
   for (std::int64_t l = config_.num_hidden_layers - 1; l >= 0; --l) {
     const float* x = l == 0 ? encoder_input() : layers_[l - 1].output;
     encoder_layer_backward(dx, dy, layers_[l], x, layer_weights_[l], layer_grads_[l], scratch_, dims(l),
@@ -295,6 +368,7 @@ void Backbone::backward(const GradientsFinal& done) {
     std::swap(dx, dy);
     done_from(layer_begin_[l]);
   }
+  if (disentangled_) relative_backward();
 
   const std::int64_t e = config_.embedding_width();
   if (config_.projects_embeddings()) {  // back through embeddings_project, to the embeddings' width
@@ -304,17 +378,22 @@ void Backbone::backward(const GradientsFinal& done) {
     dx = emb_grad_b_.data();
   }
   row_dropout_->backward_redraw(dy, dy, e, embedding_dropout_p(), kEmbeddingSite);
+  if (disentangled_) zero_padding_rows(dy, e);
   const std::string norm = prefix_ + arch.embeddings.norm;
   tensor::layernorm_backward(dx, find_in(grads_, norm + ".weight"), find_in(grads_, norm + ".bias"), dy,
                              emb_sum_.data(), find_in(params_, norm + ".weight"), emb_mean_.data(),
                              emb_rstd_.data(), n, e);
   const std::string word = std::string(arch.embeddings.word) + ".weight";
-  if (config_.has_token_types()) {
+  const bool position_table = config_.has_position_table();
+  if (config_.has_token_types() && position_table) {
     tensor::embedding_backward(grad(word), grad("embeddings.position_embeddings.weight"),
                                grad("embeddings.token_type_embeddings.weight"), dx, ids_,
                                batch.token_type_ids.data(), positions_.data(), n, e, config_.pad_token_id);
+  } else if (config_.has_token_types()) {
+    tensor::word_position_embedding_backward(grad(word), grad("embeddings.token_type_embeddings.weight"), dx, ids_,
+                                             batch.token_type_ids.data(), n, e, config_.pad_token_id);
   } else {
-    float* d_table = rotary_.empty() ? grad("embeddings.position_embeddings.weight") : nullptr;
+    float* d_table = position_table ? grad("embeddings.position_embeddings.weight") : nullptr;
     tensor::word_position_embedding_backward(grad(word), d_table, dx, ids_, positions_.data(), n, e,
                                              config_.pad_token_id);
   }

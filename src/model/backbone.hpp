@@ -7,8 +7,11 @@
 // pre-norm layers with rotary positions, then final_norm; it runs packed rows only (the tiled
 // attention has no padding mask), so a padded batch is packed inside and its output laid back
 // out with zeros at the padding, as transformers' unpadded path does. ELECTRA (ElectraModel):
-// BERT's, its embeddings embedding_size wide and projected to hidden_size. Dropout sites: 0 the
-// embeddings, 1 + 3l + k layer l.
+// BERT's, its embeddings embedding_size wide and projected to hidden_size. DeBERTa
+// (DebertaV2Model): x = dropout(LN(word[ids] (+ position[t]) (+ token_type[types]))), BERT's
+// layers with the disentangled attention, all reading one relative-position table (LayerNorm'd
+// rel_embeddings). Dropout sites: 0 the embeddings, 1 + 3l + k layer l (the DeBERTa table's
+// per-layer mask at 1 + 3l under a batch-wide key).
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -68,6 +71,11 @@ class Backbone {
   float* find_in(std::span<float> arena, const std::string& name) const;
   void resize(const data::Batch& batch);
   void lay_out_tokens(const data::Batch& batch);
+  // DeBERTa: the shared position table (LayerNorm'd) before the layers, its gradient after them.
+  void relative_forward();
+  void relative_backward();
+  // A padded batch's padding rows of (N, width) set to 0 (a packed batch has none).
+  void zero_padding_rows(float* rows, std::int64_t width) const;
   // The first layer's input: the embeddings, or their projection to hidden_size (ELECTRA).
   const float* encoder_input() const { return projected_.empty() ? emb_out_.data() : projected_.data(); }
 
@@ -83,6 +91,12 @@ class Backbone {
   // Rotary families: the cos/sin tables of the full and the sliding layers' thetas.
   std::vector<tensor::RotaryTable> rotary_;
   std::vector<std::size_t> layer_rotary_;  // each layer's table in rotary_
+  // DeBERTa: the relative-position table the layers read (relative_.table: rel_norm_ or the
+  // parameter itself) and the gradient they add to (rel_grad_); rel_dx_ is its gradient before
+  // the norm.
+  bool disentangled_ = false;
+  RelativeEmbeddings relative_;
+  std::vector<float> rel_norm_, rel_mean_, rel_rstd_, rel_grad_, rel_dx_;
   bool uses_bf16_ = false;
 
   // The last forward's inputs and activations.

@@ -1,5 +1,7 @@
 #include "shmtrain/model/bert_config.hpp"
 
+#include <algorithm>
+
 #include "architectures/architecture.hpp"
 #include "shmtrain/common/error.hpp"
 
@@ -13,6 +15,23 @@ std::string BertConfig::architecture() const {
 }
 
 std::int64_t BertConfig::max_sequence_length() const { return usable_positions(*this); }
+
+bool BertConfig::has_position_table() const {
+  return architecture_of(*this).structure.positions != PositionEncoding::kRotary && position_biased_input;
+}
+
+bool BertConfig::c2p() const {
+  return std::find(pos_att_type.begin(), pos_att_type.end(), "c2p") != pos_att_type.end();
+}
+
+bool BertConfig::p2c() const {
+  return std::find(pos_att_type.begin(), pos_att_type.end(), "p2c") != pos_att_type.end();
+}
+
+std::int64_t BertConfig::relative_span() const {
+  if (position_buckets > 0) return position_buckets;
+  return max_relative_positions < 1 ? max_position_embeddings : max_relative_positions;
+}
 
 std::string BertConfig::base_prefix() const { return architecture_of(*this).base_prefix; }
 

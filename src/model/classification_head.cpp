@@ -16,7 +16,7 @@ ClassificationHead::ClassificationHead(const BertConfig& config, const ParamTabl
                                        std::span<float> params, std::span<float> grads)
     : config_(config),
       mean_pooling_(config.classifier_pooling == "mean"),
-      dropout_first_(architecture_of(config).dropout_before_pooler),
+      dropout_first_(architecture_of(config).pooler_input_dropout != nullptr),
       dense_(config, table, params, grads) {
   const std::string classifier = architecture_of(config).classifier;
   classifier_w_ = params.data() + table.at(classifier + ".weight").offset;
@@ -28,6 +28,11 @@ ClassificationHead::ClassificationHead(const BertConfig& config, const ParamTabl
 float ClassificationHead::dropout_p() const {
   if (!context_.train) return 0.0f;
   return static_cast<float>(config_.*architecture_of(config_).classifier_dropout);
+}
+
+float ClassificationHead::input_dropout_p() const {
+  if (!context_.train || !dropout_first_) return 0.0f;
+  return static_cast<float>(config_.*architecture_of(config_).pooler_input_dropout);
 }
 
 namespace {
@@ -71,9 +76,9 @@ float ClassificationHead::forward(const float* hidden, const data::Batch& batch,
     for (std::int64_t c = 0; c < h; ++c) pooled[c] /= count;
   }
   const float* dense_in = cls_.data();
-  if (dropout_first_) {  // RobertaClassificationHead: dropout on <s> before the dense layer
+  if (dropout_first_) {  // RobertaClassificationHead, ContextPooler: dropout before the dense layer
     RowDropout(batch, context)
-        .forward(cls_dropped_.data(), cls_.data(), h, dropout_p(), layer_site(config_.num_hidden_layers, 1), nullptr,
+        .forward(cls_dropped_.data(), cls_.data(), h, input_dropout_p(), layer_site(config_.num_hidden_layers, 1), nullptr,
                  RowUnit::kOnePerRow);
     dense_in = cls_dropped_.data();
   }
@@ -111,7 +116,7 @@ void ClassificationHead::backward(float* dhidden, float loss_scale) {
   dense_.backward(dcls_.data(), dpooled_.data());
   if (dropout_first_) {
     RowDropout(batch, context_)
-        .backward_redraw(dcls_.data(), dcls_.data(), h, dropout_p(), layer_site(config_.num_hidden_layers, 1),
+        .backward_redraw(dcls_.data(), dcls_.data(), h, input_dropout_p(), layer_site(config_.num_hidden_layers, 1),
                          RowUnit::kOnePerRow);
   }
   // Only the pooled tokens feed the head.

@@ -33,11 +33,12 @@ class ClassificationHead final : public TaskHead {
   std::int64_t first_offset() const override { return dense_.first_offset(); }
 
  private:
-  float dropout_p() const;
+  float dropout_p() const;        // before the classifier
+  float input_dropout_p() const;  // before the dense layer, where the family has one
 
   BertConfig config_;
   bool mean_pooling_;
-  bool dropout_first_;  // RoBERTa: dropout before the dense layer too
+  bool dropout_first_;  // RoBERTa, ELECTRA, DeBERTa: dropout before the dense layer too
   PredictionHead dense_;
   const float *classifier_w_, *classifier_b_;
   float *d_classifier_w_, *d_classifier_b_;

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "fit.hpp"
+#include "relative_tables.hpp"
 #include "shmtrain/tensor/attention.hpp"
 #include "shmtrain/tensor/flash_attention.hpp"
 #include "shmtrain/tensor/geglu.hpp"
@@ -70,6 +71,7 @@ void forward(LayerCache& c, const float* x, const float* mask_add, const LayerPa
   const LayerForm& f = d.form;
   const LayerWeightsBf16& w16 = w.weights16;
   const float eps = d.layer_norm_eps;
+  c.mask_add = mask_add;
 
   // The attention block.
   const float* attention_in = x;
@@ -89,6 +91,12 @@ void forward(LayerCache& c, const float* x, const float* mask_add, const LayerPa
   if (f.tiled()) {
     tensor::rotary_forward(qkv, f.positions, n, d.heads, *f.rotary);
     tensor::flash_attention_forward(ctx, c.lse.data(), qkv, flash_shape(d));
+  } else if (f.relative != nullptr) {
+    project_position_tables(c, w, d);
+    tensor::disentangled_attention_forward(ctx, c.probs.data(), qkv, mask_add, attention_shape(d),
+                                           position_tables(c, w, d, nullptr),
+                                           {drop.attention_p, {}, drop.attention_keys.data()},
+                                           c.attention_dropout_mask.data());
   } else {
     tensor::attention_forward(ctx, c.probs.data(), qkv, mask_add, attention_shape(d),
                               {drop.attention_p, {}, drop.attention_keys.data()}, c.attention_dropout_mask.data());
@@ -172,6 +180,15 @@ void LayerCache::resize(const LayerDims& d, bool use_bf16) {
   for (auto* v : {&attention_output_dropout_mask, &output_dropout_mask})
     fit(*v, tensor::dropout_mask_words(n * h) + d.batch);  // each row's mask starts on a word
   fit(ffn_inner_dropout_mask, f.ffn_inner_dropout ? tensor::dropout_mask_words(n * d.intermediate) + d.batch : 0);
+  const std::int64_t table = f.table_rows() * h;
+  const bool table_dropout = f.relative != nullptr && f.relative->dropout_p > 0.0f;
+  fit(rel_in, table_dropout ? table : 0);
+  fit(rel_dropout_mask, table_dropout ? tensor::dropout_mask_words(table) : 0);
+  fit(pos_key, f.relative != nullptr && f.relative->c2p ? table : 0);
+  fit(pos_query, f.relative != nullptr && f.relative->p2c ? table : 0);
+  fit(rel_in16, b16 * table);
+  fit(pos_key16, b16 * static_cast<std::int64_t>(pos_key.size()));
+  fit(pos_query16, b16 * static_cast<std::int64_t>(pos_query.size()));
 }
 
 void LayerScratch::resize(const LayerDims& d, bool use_bf16) {
@@ -188,6 +205,9 @@ void LayerScratch::resize(const LayerDims& d, bool use_bf16) {
   fit(d_dense_in16, b16 * n * d.hidden);
   fit(d_inter16, b16 * n * std::max(d.inter_rows(), d.hidden));
   fit(d_qkv16, b16 * n * 3 * d.hidden);
+  const std::int64_t table = d.form.table_rows() * d.hidden;
+  for (auto* v : {&d_pos_key, &d_pos_query, &d_rel, &d_rel_part}) fit(*v, table);
+  fit(d_pos16, b16 * table);
 }
 
 void encoder_layer_forward(LayerCache& c, const float* x, const float* mask_add, const LayerParams& w,
@@ -279,6 +299,12 @@ void backward(float* dx, float* dy, const LayerCache& c, const float* x, const B
   if (f.tiled()) {
     tensor::flash_attention_backward(o.d_qkv, o.d_context, o.qkv, o.ctx, c.lse.data(), flash_shape(d));
     tensor::rotary_backward(o.d_qkv, f.positions, n, d.heads, *f.rotary);
+  } else if (f.relative != nullptr) {
+    tensor::disentangled_attention_backward(o.d_qkv, o.d_context, o.qkv, c.probs.data(), c.mask_add, attention_shape(d),
+                                            position_tables(c, w, d, &s),
+                                            {drop.attention_p, {}, drop.attention_keys.data()},
+                                            c.attention_dropout_mask.data());
+    position_tables_backward(s, c, w, g, d);
   } else {
     tensor::attention_backward(o.d_qkv, o.d_context, o.qkv, c.probs.data(), attention_shape(d),
                                {drop.attention_p, {}, drop.attention_keys.data()}, c.attention_dropout_mask.data());

@@ -58,7 +58,7 @@ ParamTable ParamTable::for_model(const BertConfig& c) {
   const std::string base = arch.base_prefix;
   const std::int64_t e = c.embedding_width();
   t.add(base + arch.embeddings.word + ".weight", {c.vocab_size, e}, ParamKind::kWeight);
-  if (structure.positions != PositionEncoding::kRotary) {
+  if (c.has_position_table()) {
     t.add(base + "embeddings.position_embeddings.weight", {c.max_position_embeddings, e}, ParamKind::kWeight);
   }
   if (c.has_token_types()) {
@@ -66,6 +66,11 @@ ParamTable ParamTable::for_model(const BertConfig& c) {
   }
   t.add_norm(base + arch.embeddings.norm, e, c.norm_bias);
   if (c.projects_embeddings()) t.add_linear(base + "embeddings_project", h, e, true);  // ELECTRA
+  const bool disentangled = structure.attention == AttentionKind::kDisentangled;
+  if (disentangled) {  // DeBERTa's, read by every layer: before them, final when layer 0 is
+    t.add(base + "encoder.rel_embeddings.weight", {2 * c.relative_span(), h}, ParamKind::kWeight);
+    if (c.norm_rel_ebd == "layer_norm") t.add_norm(base + "encoder.LayerNorm", h, true);
+  }
   const LayerModules& m = arch.layer;
   const std::int64_t inter_rows = structure.feed_forward == FeedForward::kGeglu ? 2 * inter : inter;
   const bool pre_norm = structure.norm == NormPlacement::kBeforeBlock;
@@ -81,6 +86,10 @@ ParamTable ParamTable::for_model(const BertConfig& c) {
       t.add(p + m.query + ".bias", {h}, ParamKind::kBias);
       t.add(p + m.key + ".bias", {h}, ParamKind::kBias, false);
       t.add(p + m.value + ".bias", {h}, ParamKind::kBias, false);
+    }
+    if (disentangled && !c.share_att_key) {  // the position tables' own projections
+      if (c.c2p()) t.add_linear(p + "attention.self.pos_key_proj", h, h, true);
+      if (c.p2c()) t.add_linear(p + "attention.self.pos_query_proj", h, h, true);
     }
     t.add_linear(p + m.attention_output, h, h, c.attention_bias);
     if (!pre_norm) t.add_norm(p + m.attention_norm, h, c.norm_bias);

@@ -157,6 +157,21 @@ float score_scale(std::int64_t head_dim, const PositionTables* rel) {
   return rel != nullptr ? rel->scale(head_dim) : 1.0f / std::sqrt(static_cast<float>(head_dim));
 }
 
+// DeBERTa's padded layout masks a padded query's every score (its 2-D mask is mask_i mask_j):
+// masked_fill with the lowest float, then softmax, spreads it evenly over all T keys. Its
+// scores are constants, so its dS row is zero.
+void uniform_padding_queries(float* probs, const float* mask_row, std::int64_t t) {
+  for (std::int64_t i = 0; i < t; ++i) {
+    if (mask_row[i] != 0.0f) std::fill_n(probs + i * t, t, 1.0f / static_cast<float>(t));
+  }
+}
+
+void zero_padding_queries(float* ds, const float* mask_row, std::int64_t t) {
+  for (std::int64_t i = 0; i < t; ++i) {
+    if (mask_row[i] != 0.0f) std::fill_n(ds + i * t, t, 0.0f);
+  }
+}
+
 // rel: DeBERTa's position terms (disentangled_attention.hpp), or null.
 template <typename T>
 void forward(T* out, float* probs, const T* qkv, const float* mask_add, const AttentionShape& shape,
@@ -178,7 +193,9 @@ void forward(T* out, float* probs, const T* qkv, const float* mask_add, const At
       float* p = probs + m.probs;  // (L, L)
       product(Trans::kNo, Trans::kYes, t, t, d, scale, q, h3, k, h3, p, t);
       if (rel != nullptr) detail::add_position_scores(p, q, k, h3, {t, m.head, d, hid}, *rel, scale);
-      softmax_forward(p, p, mask_add != nullptr ? mask_add + m.sequence * t : nullptr, t, t);
+      const float* mask_row = mask_add != nullptr ? mask_add + m.sequence * t : nullptr;
+      softmax_forward(p, p, mask_row, t, t);
+      if (rel != nullptr && mask_row != nullptr) uniform_padding_queries(p, mask_row, t);
       const std::uint16_t* mask = draw_matrix_mask(m, dropout, dropout_mask);
       const T* p_used = probs_for_values(p, t * t, dropout.p, mask, scratch);
       product(Trans::kNo, Trans::kNo, t, d, t, 1.0f, p_used, t, v, h3, out + m.out, hid);
@@ -187,8 +204,9 @@ void forward(T* out, float* probs, const T* qkv, const float* mask_add, const At
 }
 
 template <typename T>
-void backward(T* dqkv, const T* dout, const T* qkv, const float* probs, const AttentionShape& shape,
-              const AttentionDropout& dropout, const std::uint16_t* dropout_mask, const PositionTables* rel) {
+void backward(T* dqkv, const T* dout, const T* qkv, const float* probs, const float* mask_add,
+              const AttentionShape& shape, const AttentionDropout& dropout, const std::uint16_t* dropout_mask,
+              const PositionTables* rel) {
   check_mask(dropout, dropout_mask);
   const std::int64_t d = shape.head_dim;
   const std::int64_t hid = shape.hidden();
@@ -213,6 +231,7 @@ void backward(T* dqkv, const T* dout, const T* qkv, const float* probs, const At
     product(Trans::kYes, Trans::kNo, t, d, t, 1.0f, p_used, t, dy, hid, dv, h3);  // dV = P^T dY
     apply_dropout_mask_serial(dp, dp, t * t, dropout.p, mask);
     softmax_backward(dp, dp, p, t, t);  // dS
+    if (rel != nullptr && mask_add != nullptr) zero_padding_queries(dp, mask_add + m.sequence * t, t);
     const T* ds = scores_gradient(dp, t * t, scratch);
     if (rel != nullptr) {
       detail::position_input_gradients(dq, dk, dp, ds, q, k, h3, {t, m.head, d, hid}, *rel, scale);
@@ -275,7 +294,7 @@ void attention_forward(float* out, float* probs, const float* qkv, const float* 
 void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* probs,
                         const AttentionShape& shape, const AttentionDropout& dropout,
                         const std::uint16_t* dropout_mask) {
-  backward(dqkv, dout, qkv, probs, shape, dropout, dropout_mask, nullptr);
+  backward(dqkv, dout, qkv, probs, nullptr, shape, dropout, dropout_mask, nullptr);
 }
 
 void attention_forward(bf16* out, float* probs, const bf16* qkv, const float* mask_add,
@@ -287,7 +306,7 @@ void attention_forward(bf16* out, float* probs, const bf16* qkv, const float* ma
 void attention_backward(bf16* dqkv, const bf16* dout, const bf16* qkv, const float* probs,
                         const AttentionShape& shape, const AttentionDropout& dropout,
                         const std::uint16_t* dropout_mask) {
-  backward(dqkv, dout, qkv, probs, shape, dropout, dropout_mask, nullptr);
+  backward(dqkv, dout, qkv, probs, nullptr, shape, dropout, dropout_mask, nullptr);
 }
 
 void disentangled_attention_forward(float* out, float* probs, const float* qkv, const float* mask_add,
@@ -297,9 +316,9 @@ void disentangled_attention_forward(float* out, float* probs, const float* qkv, 
 }
 
 void disentangled_attention_backward(float* dqkv, const float* dout, const float* qkv, const float* probs,
-                                     const AttentionShape& shape, const PositionTables& tables,
+                                     const float* mask_add, const AttentionShape& shape, const PositionTables& tables,
                                      const AttentionDropout& dropout, const std::uint16_t* dropout_mask) {
-  backward(dqkv, dout, qkv, probs, shape, dropout, dropout_mask, &tables);
+  backward(dqkv, dout, qkv, probs, mask_add, shape, dropout, dropout_mask, &tables);
 }
 
 void disentangled_attention_forward(bf16* out, float* probs, const bf16* qkv, const float* mask_add,
@@ -309,9 +328,9 @@ void disentangled_attention_forward(bf16* out, float* probs, const bf16* qkv, co
 }
 
 void disentangled_attention_backward(bf16* dqkv, const bf16* dout, const bf16* qkv, const float* probs,
-                                     const AttentionShape& shape, const PositionTables& tables,
+                                     const float* mask_add, const AttentionShape& shape, const PositionTables& tables,
                                      const AttentionDropout& dropout, const std::uint16_t* dropout_mask) {
-  backward(dqkv, dout, qkv, probs, shape, dropout, dropout_mask, &tables);
+  backward(dqkv, dout, qkv, probs, mask_add, shape, dropout, dropout_mask, &tables);
 }
 
 }  // namespace shmtrain::tensor

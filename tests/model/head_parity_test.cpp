@@ -194,7 +194,11 @@ INSTANTIATE_TEST_SUITE_P(Models, HeadParity,
                                            Fixture{"modernbert_tok", ModelHead::kTokenClassification},
                                            Fixture{"modernbert_qa", ModelHead::kQuestionAnswering},
                                            Fixture{"electra_cls", ModelHead::kSequenceClassification},
-                                           Fixture{"electra_tok", ModelHead::kTokenClassification}),
+                                           Fixture{"electra_tok", ModelHead::kTokenClassification},
+                                           Fixture{"deberta_cls", ModelHead::kSequenceClassification},
+                                           Fixture{"deberta_c2p", ModelHead::kSequenceClassification},
+                                           Fixture{"deberta_tok", ModelHead::kTokenClassification},
+                                           Fixture{"deberta_qa", ModelHead::kQuestionAnswering}),
                          [](const ::testing::TestParamInfo<Fixture>& param_info) {
                            return param_info.param.name;
                          });

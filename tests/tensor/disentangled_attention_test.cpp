@@ -189,7 +189,7 @@ Result run_kernel(const naive::Vec& qkv, const naive::Vec& kr, const naive::Vec&
   std::vector<T> out(static_cast<std::size_t>(rows * kHidden)), dx(x.size());
   const float* m = c.padded ? mask.data() : nullptr;
   disentangled_attention_forward(out.data(), probs.data(), x.data(), m, shape, tables, {}, nullptr);
-  disentangled_attention_backward(dx.data(), dy.data(), x.data(), probs.data(), shape, tables, {}, nullptr);
+  disentangled_attention_backward(dx.data(), dy.data(), x.data(), probs.data(), m, shape, tables, {}, nullptr);
   auto packed = [&](const std::vector<T>& v, std::int64_t width) {
     std::vector<float> p(static_cast<std::size_t>(n * width));
     for (std::int64_t t = 0; t < n; ++t)

@@ -91,6 +91,25 @@ struct BertConfig {
   std::int64_t cls_token_id = 0;
   std::int64_t sep_token_id = 0;
   bool decoder_bias = true;  // the MLM head's, written back as read
+  // DeBERTa-v2/v3 (DebertaV2Config): disentangled attention (tensor/disentangled_attention.hpp)
+  // over relative positions, log-bucketed when position_buckets > 0, read from the encoder's
+  // rel_embeddings table (2 x position_buckets rows, or 2 x max_relative_positions), LayerNorm'd
+  // when norm_rel_ebd has "layer_norm", projected by each layer's query_proj / key_proj
+  // (share_att_key) or its own pos_query_proj / pos_key_proj. pos_att_type lists the terms
+  // ("c2p", "p2c"); config.json spells it "p2c|c2p" or as a list, written back as read.
+  bool relative_attention = false;
+  std::int64_t position_buckets = -1;
+  std::int64_t max_relative_positions = -1;  // < 1: max_position_embeddings
+  std::vector<std::string> pos_att_type;
+  bool pos_att_type_string = false;
+  bool share_att_key = false;
+  std::string norm_rel_ebd = "none";
+  bool position_biased_input = true;  // false: no absolute position table (DeBERTa-v3)
+  // DeBERTa's ContextPooler: dropout(pooler_dropout) on token 0, dense, pooler_hidden_act; then
+  // dropout(hidden_dropout_prob) before the classifier.
+  std::int64_t pooler_hidden_size = 0;  // 0: hidden_size
+  double pooler_dropout = 0.0;
+  std::string pooler_hidden_act = "gelu";
   // Chosen by the run (the task), not by config.json: HF's scripts load any checkpoint into
   // the head class they need. architectures records it when the model is written.
   ModelHead head = ModelHead::kSequenceClassification;
@@ -101,6 +120,14 @@ struct BertConfig {
   bool projects_embeddings() const { return embedding_width() != hidden_size; }
   bool is_regression() const { return head == ModelHead::kSequenceClassification && num_labels() == 1; }
   bool has_token_types() const { return type_vocab_size > 0; }
+  // An absolute position table: every family but ModernBERT (rotary) and DeBERTa without
+  // position_biased_input.
+  bool has_position_table() const;
+  // DeBERTa's terms, and the rows its position table holds (position_buckets or
+  // max_relative_positions, max_position_embeddings when < 1; twice that many rows).
+  bool c2p() const;
+  bool p2c() const;
+  std::int64_t relative_span() const;
   // The transformers class of this model type and head: "BertForSequenceClassification",
   // "BertForQuestionAnswering", "DistilBertForSequenceClassification",
   // "DistilBertForQuestionAnswering".

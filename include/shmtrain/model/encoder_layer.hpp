@@ -7,6 +7,11 @@
 //   a    = LN1(dropout(ctx W_ao^T + b_ao) + x)    (N, H)  dropout at attention_output_p
 //   g    = gelu(a W_i^T + b_i)                    (N, I)
 //   y    = LN2(dropout(g W_o^T + b_o) + a)        (N, H)
+// DeBERTa (DebertaV2Layer): BERT's, with the disentangled attention: the scores gain terms from
+// the shared relative-position table R (model/relative_tables.hpp), dropped per layer and
+// projected by this layer's key and query linears (or its own pos_key_proj / pos_query_proj):
+//   Kr = dropout(R) W_k^T + b_k,  Qr = dropout(R) W_q^T + b_q   (rows, H)
+//   ctx = disentangled attention(qkv, Kr, Qr, mask)
 // ModernBERT (pre-norm; ModernBertEncoderLayer; LN1 is Identity on layer 0, no biases when the
 // config has none):
 //   qkv  = rotary(LN1(x) W_qkv^T)                 rotary Q and K at each token's place in its row
@@ -26,9 +31,25 @@
 #include "shmtrain/model/row_dropout.hpp"
 #include "shmtrain/tensor/bf16.hpp"
 #include "shmtrain/tensor/dropout.hpp"
+#include "shmtrain/tensor/relative_positions.hpp"
 #include "shmtrain/tensor/rotary.hpp"
 
 namespace shmtrain::model {
+
+// DeBERTa's relative-position embeddings as the layers read them, one table for all layers.
+struct RelativeEmbeddings {
+  const float* table = nullptr;  // (positions.table_rows(), H): rel_embeddings, LayerNorm'd when configured
+  float* grad = nullptr;         // the same shape: each layer's backward adds its gradient
+  tensor::RelativePositions positions;
+  bool c2p = false, p2c = false;  // which terms the scores have
+  bool shared_projections = false;  // share_att_key: the layer's query/key linears project the table
+  // The rows any sequence of the batch reaches, [first, first + count): only they are projected.
+  std::int64_t first = 0, count = 0;
+  // The table's dropout (StableDropout(hidden_dropout_prob), each layer its own mask): one key
+  // for the whole batch, so every worker draws the same masks.
+  float dropout_p = 0.0f;
+  std::uint64_t seed = 0, step = 0;
+};
 
 // What the layer computes (the family's LayerStructure, resolved for one layer).
 struct LayerForm {
@@ -41,7 +62,11 @@ struct LayerForm {
   const std::int32_t* positions = nullptr;
   std::int64_t window = -1;  // tiled attention: -1 global, else keys within this distance
   bool ffn_inner_dropout = false;  // this step drops the feed-forward's activation (LayerDropout)
+  // DeBERTa's disentangled attention; null: another kind.
+  const RelativeEmbeddings* relative = nullptr;
+  std::uint64_t relative_site = 0;  // this layer's dropout site on the table
   bool tiled() const { return rotary != nullptr; }
+  std::int64_t table_rows() const { return relative != nullptr ? relative->positions.table_rows() : 0; }
 };
 
 // A layer's shape. Its N token rows are a padded batch (B rows of T, the padding keys hidden
@@ -59,6 +84,7 @@ struct LayerDims {
 // The bf16 copies of a layer's four weight matrices (the model's bf16 arena).
 struct LayerWeightsBf16 {
   const tensor::bf16 *qkv_w = nullptr, *attn_out_w = nullptr, *inter_w = nullptr, *out_w = nullptr;
+  const tensor::bf16 *pos_key_w = nullptr, *pos_query_w = nullptr;
 };
 
 // Pointers into the parameter (or gradient) arena for one layer; a layer whose weights carry
@@ -68,6 +94,8 @@ struct LayerWeightsBf16 {
 struct LayerParams {
   float *qkv_w, *qkv_b, *attn_out_w, *attn_out_b, *ln1_w, *ln1_b;
   float *inter_w, *inter_b, *out_w, *out_b, *ln2_w, *ln2_b;
+  // DeBERTa without share_att_key: the position tables' own projections (null otherwise).
+  float *pos_key_w = nullptr, *pos_key_b = nullptr, *pos_query_w = nullptr, *pos_query_b = nullptr;
   LayerWeightsBf16 weights16{};
   bool uses_bf16() const { return weights16.qkv_w != nullptr; }
 };
@@ -100,7 +128,13 @@ struct LayerCache {
   // dense, after the output dense, on the feed-forward's activation.
   std::vector<std::uint16_t> attention_dropout_mask, attention_output_dropout_mask, output_dropout_mask;
   std::vector<std::uint16_t> ffn_inner_dropout_mask;
+  // DeBERTa: the dropped table (when dropout is on), its bf16 copy, and the projected tables
+  // Kr and Qr (float, and bf16 for bf16 products); (table_rows, H) each.
+  std::vector<float> rel_in, pos_key, pos_query;
+  std::vector<tensor::bf16> rel_in16, pos_key16, pos_query16;
+  std::vector<std::uint16_t> rel_dropout_mask;
   const float* output = nullptr;  // the layer's result (N, H): ln2_out or res2
+  const float* mask_add = nullptr;  // the forward's (the caller keeps it until the backward)
   void resize(const LayerDims& d, bool use_bf16);
 };
 
@@ -121,6 +155,9 @@ struct LayerScratch {
   // bf16: d_dense_in's role; the activation's input gradient (whose first (N, H) then holds
   // the attention context's); the fused Q/K/V's.
   std::vector<tensor::bf16> d_dense_in16, d_inter16, d_qkv16;
+  // DeBERTa: the gradients of Kr and Qr (their bf16 copy), and of the dropped table.
+  std::vector<float> d_pos_key, d_pos_query, d_rel, d_rel_part;
+  std::vector<tensor::bf16> d_pos16;
   void resize(const LayerDims& d, bool use_bf16);
 };
 

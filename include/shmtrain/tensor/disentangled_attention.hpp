@@ -5,7 +5,9 @@
 // key and query projections (Kr and Qr, each (2 span, H), head h in columns [h d, (h+1) d)):
 //   scores[i, j] = (q_i . k_j + q_i . Kr[c2p_row(i - j)] + k_j . Qr[p2c_row(i - j)]) * scale
 //   scale = 1 / sqrt(head_dim * (1 + the number of terms))
-// then the same mask, softmax, dropout and values. Per (sequence, head) the terms are two
+// then the same mask, softmax, dropout and values; in the padded layout a padded query (whose
+// every score DeBERTa's 2-D mask fills with the lowest float) attends evenly to all T keys, as
+// transformers' masked_fill + softmax does (only what the padding positions output changes). Per (sequence, head) the terms are two
 // products with the table rows the sequence can reach (at most 2 L - 1 of them) and a gather;
 // the backward scatters dS onto those rows, so each sequence's relative positions are its
 // own, packed or padded alike. The tables' gradients are sums over every sequence: each head's
@@ -35,18 +37,19 @@ struct PositionTables {
   float scale(std::int64_t head_dim) const;
 };
 
-// As attention_forward / attention_backward (attention.hpp), with the position terms.
+// As attention_forward / attention_backward (attention.hpp), with the position terms; the
+// backward takes the forward's mask_add too.
 void disentangled_attention_forward(float* out, float* probs, const float* qkv, const float* mask_add,
                                     const AttentionShape& shape, const PositionTables& tables,
                                     const AttentionDropout& dropout, std::uint16_t* dropout_mask);
 void disentangled_attention_backward(float* dqkv, const float* dout, const float* qkv, const float* probs,
-                                     const AttentionShape& shape, const PositionTables& tables,
+                                     const float* mask_add, const AttentionShape& shape, const PositionTables& tables,
                                      const AttentionDropout& dropout, const std::uint16_t* dropout_mask);
 void disentangled_attention_forward(bf16* out, float* probs, const bf16* qkv, const float* mask_add,
                                     const AttentionShape& shape, const PositionTables& tables,
                                     const AttentionDropout& dropout, std::uint16_t* dropout_mask);
 void disentangled_attention_backward(bf16* dqkv, const bf16* dout, const bf16* qkv, const float* probs,
-                                     const AttentionShape& shape, const PositionTables& tables,
+                                     const float* mask_add, const AttentionShape& shape, const PositionTables& tables,
                                      const AttentionDropout& dropout, const std::uint16_t* dropout_mask);
 
 }  // namespace shmtrain::tensor

@@ -68,6 +68,12 @@ enum class PositionEncoding {
   kLearnedFromIds,  // RoBERTa's: padding_idx + 1 + the running count of non-padding tokens
   kRotary,          // rotary Q and K, no table; attention tiled (tensor/flash_attention) per layer type
 };
+// The attention a family's layers run (encoder_layer.hpp), a part the family chooses.
+enum class AttentionKind {
+  kScaledDotProduct,  // softmax(q k^T / sqrt(d)) over stored probabilities (tensor/attention)
+  kRotaryTiled,       // rotary Q/K, tiled without stored scores, windowed per layer type (tensor/flash_attention)
+  kDisentangled,      // DeBERTa's: plus content->position and position->content terms (tensor/disentangled_attention)
+};
 enum class Activation { kTanh, kRelu, kGelu };
 
 struct LayerStructure {
@@ -75,6 +81,7 @@ struct LayerStructure {
   bool first_attention_norm;  // false: layer 0's attention norm is Identity (ModernBERT)
   FeedForward feed_forward;
   PositionEncoding positions;
+  AttentionKind attention;
   // Dropout after the attention's output dense, before its residual: BERT's hidden_dropout_prob
   // (true); DistilBERT has none; ModernBERT's out_drop uses attention_dropout (refused > 0).
   bool attention_output_dropout;
@@ -108,10 +115,11 @@ struct Architecture {
   // its token-classification and question-answering classifiers; BERT's heads read the
   // encoder's output directly.
   bool token_heads_use_pooler;
-  // The classifier's module name ("classifier", RoBERTa's "classifier.out_proj"), and whether
-  // dropout also comes before the dense layer (RobertaClassificationHead's first dropout).
+  // The classifier's module name ("classifier", RoBERTa's "classifier.out_proj"), and the rate of
+  // a dropout before the dense layer (RobertaClassificationHead's first dropout, DeBERTa's
+  // ContextPooler's pooler_dropout; nullptr: none).
   const char* classifier;
-  bool dropout_before_pooler;
+  double BertConfig::*pooler_input_dropout;
   // The question-answering linear: "qa_outputs" (BERT's families), "classifier" (ModernBERT).
   const char* qa_outputs;
   // The dropout rate before the classifier, before the token classifier, and before the QA

@@ -16,13 +16,14 @@ const Architecture& xlm_roberta_architecture();  // roberta.cpp
 const Architecture& camembert_architecture();   // roberta.cpp
 const Architecture& modernbert_architecture();  // modernbert.cpp
 const Architecture& electra_architecture();     // electra.cpp
+const Architecture& deberta_v2_architecture();  // deberta_v2.cpp
 
 namespace {
 
-std::array<const Architecture*, 7> all_architectures() {
+std::array<const Architecture*, 8> all_architectures() {
   return {&bert_architecture(),        &distilbert_architecture(), &roberta_architecture(),
           &xlm_roberta_architecture(), &camembert_architecture(),  &electra_architecture(),
-          &modernbert_architecture()};
+          &deberta_v2_architecture(),  &modernbert_architecture()};
 }
 
 }  // namespace
@@ -57,6 +58,7 @@ LayerStructure post_norm_structure(PositionEncoding positions, bool attention_ou
           .first_attention_norm = true,
           .feed_forward = FeedForward::kGelu,
           .positions = positions,
+          .attention = AttentionKind::kScaledDotProduct,
           .attention_output_dropout = attention_output_dropout,
           .dropout_inside_feed_forward = false,
           .embedding_dropout = &BertConfig::hidden_dropout_prob,

@@ -47,7 +47,7 @@ const Architecture& bert_architecture() {
       .pooler_norm = nullptr,
       .token_heads_use_pooler = false,
       .classifier = "classifier",
-      .dropout_before_pooler = false,
+      .pooler_input_dropout = nullptr,
       .qa_outputs = "qa_outputs",
       .classifier_dropout = &BertConfig::hidden_dropout_prob,
       .token_dropout = &BertConfig::hidden_dropout_prob,

@@ -65,7 +65,7 @@ const Architecture& distilbert_architecture() {
       .pooler_norm = nullptr,
       .token_heads_use_pooler = false,
       .classifier = "classifier",
-      .dropout_before_pooler = false,
+      .pooler_input_dropout = nullptr,
       .qa_outputs = "qa_outputs",
       .classifier_dropout = &BertConfig::seq_classif_dropout,
       .token_dropout = &BertConfig::hidden_dropout_prob,  // DistilBertForTokenClassification: config.dropout

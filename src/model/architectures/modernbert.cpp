@@ -244,6 +244,7 @@ const Architecture& modernbert_architecture() {
                     .first_attention_norm = false,
                     .feed_forward = FeedForward::kGeglu,
                     .positions = PositionEncoding::kRotary,
+                    .attention = AttentionKind::kRotaryTiled,
                     .attention_output_dropout = false,  // out_drop: attention_dropout, refused > 0
                     .dropout_inside_feed_forward = true,
                     .embedding_dropout = &BertConfig::embedding_dropout,
@@ -254,7 +255,7 @@ const Architecture& modernbert_architecture() {
       .pooler_norm = "head.norm",
       .token_heads_use_pooler = true,
       .classifier = "classifier",
-      .dropout_before_pooler = false,
+      .pooler_input_dropout = nullptr,
       .qa_outputs = "classifier",
       .classifier_dropout = &BertConfig::classifier_dropout,
       .token_dropout = &BertConfig::classifier_dropout,

@@ -62,7 +62,7 @@ Architecture roberta_family(const char* model_type, const char* class_prefix, co
       .pooler_norm = nullptr,
       .token_heads_use_pooler = false,
       .classifier = "classifier.out_proj",
-      .dropout_before_pooler = true,
+      .pooler_input_dropout = &BertConfig::hidden_dropout_prob,
       .qa_outputs = "qa_outputs",
       .classifier_dropout = &BertConfig::hidden_dropout_prob,
       .token_dropout = &BertConfig::hidden_dropout_prob,
