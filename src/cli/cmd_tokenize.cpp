@@ -97,7 +97,7 @@ Command add_tokenize_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "tokenize", "Tokenize a text, a pair or pre-split words as the model folder's Hugging Face tokenizer does; print JSON");
   sub->add_option("--model,--vocab", options->model,
-                  "a model folder, or its tokenizer.json, vocab.txt or sentencepiece.bpe.model")
+                  "a model folder, or its tokenizer.json, vocab.txt, sentencepiece.bpe.model or spm.model")
       ->required();
   sub->add_option("--do_lower_case", options->do_lower_case,
                   "true|false (BERT vocab.txt only); default: tokenizer_config.json, else whether the vocabulary is uncased");

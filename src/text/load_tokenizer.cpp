@@ -47,7 +47,7 @@ std::unique_ptr<Tokenizer> load_tokenizer(const fs::path& path, std::optional<bo
   bool bert = false;
   if (fs::is_directory(path, ec)) {
     if (is_file(path / "tokenizer.json")) bert = is_bert_wordpiece(path / "tokenizer.json");
-    else bert = !is_file(path / "merges.txt") && !is_file(path / "sentencepiece.bpe.model");
+    else bert = !is_file(path / "merges.txt") && !is_file(path / "sentencepiece.bpe.model") && !is_file(path / "spm.model");
   } else {
     const std::string ext = path.extension().string();
     bert = ext == ".txt" || (ext == ".json" && is_bert_wordpiece(path)) || (ext != ".json" && ext != ".model");
@@ -64,7 +64,7 @@ std::unique_ptr<Tokenizer> load_tokenizer(const fs::path& path, std::optional<bo
 const std::vector<std::string>& tokenizer_file_names() {
   static const std::vector<std::string> names = {"vocab.txt",  "tokenizer.json", "tokenizer_config.json",
                                                  "special_tokens_map.json", "vocab.json", "merges.txt",
-                                                 "sentencepiece.bpe.model"};
+                                                 "sentencepiece.bpe.model", "spm.model"};
   return names;
 }
 

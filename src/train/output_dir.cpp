@@ -53,7 +53,7 @@ void lock_output_dir(const fs::path& dir) {
 // The files a run writes into output_dir itself (besides checkpoints).
 constexpr const char* kRunFiles[] = {
     "model.safetensors", "config.json",        "vocab.txt",          "tokenizer_config.json",
-    "special_tokens_map.json", "tokenizer.json", "vocab.json", "merges.txt", "sentencepiece.bpe.model",
+    "special_tokens_map.json", "tokenizer.json", "vocab.json", "merges.txt", "sentencepiece.bpe.model", "spm.model",
     "shmtrain_config.toml", "metrics.jsonl", "trainer_state.json", "run_info.json", "report.html",
     "eval_results.json", "train_results.json", "predict_results.json", "all_results.json", "predictions.json",
     "predictions.txt",

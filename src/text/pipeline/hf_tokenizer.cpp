@@ -30,7 +30,7 @@ SequenceTokens HfTokenizer::Impl::finish(SequenceTokens a, SequenceTokens* b, bo
     if (truncation.max_length < specials) {
       fail_input("max_seq_length {} is below the {} special tokens the tokenizer adds", truncation.max_length, specials);
     }
-    pipeline::truncate_pair(a, b, truncation.max_length - specials, truncation);
+    pipeline::truncate_pair(a, b, truncation.max_length - specials, truncation, slow_truncation);
   }
   return post_processor->process(std::move(a), b, add_special_tokens, names());
 }
@@ -157,11 +157,14 @@ HfTokenizer HfTokenizer::load(const fs::path& path, bool add_prefix_space) {
     if (fs::is_regular_file(path / "tokenizer.json", ec)) impl = pipeline::read_tokenizer_json(path / "tokenizer.json", add_prefix_space);
     else if (fs::is_regular_file(path / "merges.txt", ec)) impl = pipeline::read_roberta_files(path, add_prefix_space);
     else if (fs::is_regular_file(path / "sentencepiece.bpe.model", ec)) impl = pipeline::read_sentencepiece_model(path / "sentencepiece.bpe.model");
+    else if (fs::is_regular_file(path / "spm.model", ec)) impl = pipeline::read_deberta_spm(path / "spm.model");
     else if (fs::is_regular_file(path / "vocab.txt", ec)) return load_bert(path);
-    else fail_input("{}: no tokenizer.json, vocab.json + merges.txt, sentencepiece.bpe.model or vocab.txt in this folder", path.string());
+    else fail_input("{}: no tokenizer.json, vocab.json + merges.txt, sentencepiece.bpe.model, spm.model or vocab.txt in this folder", path.string());
     for (const char* extra : {"tokenizer_config.json", "special_tokens_map.json"}) {
       if (fs::is_regular_file(path / extra, ec)) impl->files.push_back(path / extra);
     }
+  } else if (path.filename() == "spm.model") {
+    impl = pipeline::read_deberta_spm(path);
   } else if (path.extension() == ".model") {
     impl = pipeline::read_sentencepiece_model(path);
   } else if (path.extension() == ".txt" && path.filename() != "merges.txt") {
@@ -357,7 +360,7 @@ void HfTokenizer::save(const fs::path& folder, std::size_t model_max_length) con
     if (!in) fail_input("cannot read {} to copy it beside the model", file.string());
     const std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::string name = file.filename().string();
-    if (name.ends_with(".model")) name = "sentencepiece.bpe.model";
+    if (name.ends_with(".model") && name != "spm.model") name = "sentencepiece.bpe.model";
     else if (name.ends_with(".json") && name != "tokenizer_config.json" && name != "special_tokens_map.json" &&
              name != "vocab.json")
       name = "tokenizer.json";

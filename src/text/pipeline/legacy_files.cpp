@@ -1,30 +1,19 @@
 // The tokenizer files that came before tokenizer.json, built into the same pipeline as
 // transformers' converters build them: RobertaTokenizer's vocab.json + merges.txt (byte-level
 // BPE) and XLMRobertaTokenizer's sentencepiece.bpe.model (Unigram with fairseq's ids: <s> 0,
-// <pad> 1, </s> 2, <unk> 3, SentencePiece's id i >= 3 at i + 1, <mask> last). The .model is
-// read by the SentencePiece library; only its normalisation map is taken from the protobuf
-// directly (the library keeps it private).
-#include <fstream>
-
+// <pad> 1, </s> 2, <unk> 3, SentencePiece's id i >= 3 at i + 1, <mask> last), read by
+// spm_model.hpp. DeBERTa's spm.model is deberta_spm.cpp.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <sentencepiece_processor.h>
 
 #include "pipeline.hpp"
-#include "precompiled_charsmap.hpp"
+#include "spm_model.hpp"
 #include "shmtrain/common/error.hpp"
 
 namespace shmtrain::text::pipeline {
 namespace fs = std::filesystem;
 
 namespace {
-
-nlohmann::json read_optional_json(const fs::path& file) {
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) return nlohmann::json::object();
-  nlohmann::json j = read_json_file(file.string());
-  return j.is_object() ? j : nlohmann::json::object();
-}
 
 std::unique_ptr<PreTokenizer> make_from_json(const nlohmann::json& j, const std::string& source,
                                              std::unique_ptr<PreTokenizer> (*read)(const JsonFields&)) {
@@ -37,44 +26,14 @@ std::int32_t require_id(const Model& model, const std::string& token, const std:
   return id;
 }
 
-// Protobuf's wire format, just enough to find one length-delimited field.
-std::uint64_t read_varint(std::string_view data, std::size_t& at, bool& ok) {
-  std::uint64_t value = 0;
-  for (int shift = 0; shift < 64 && at < data.size(); shift += 7) {
-    const auto byte = static_cast<unsigned char>(data[at++]);
-    value |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
-    if ((byte & 0x80) == 0) return value;
-  }
-  ok = false;
-  return 0;
-}
-
-std::optional<std::string_view> find_bytes_field(std::string_view message, std::uint32_t field) {
-  std::size_t at = 0;
-  bool ok = true;
-  while (at < message.size() && ok) {
-    const std::uint64_t key = read_varint(message, at, ok);
-    const auto wire = static_cast<std::uint32_t>(key & 7);
-    const auto number = static_cast<std::uint32_t>(key >> 3);
-    if (wire == 0) {
-      read_varint(message, at, ok);
-    } else if (wire == 1) {
-      at += 8;
-    } else if (wire == 5) {
-      at += 4;
-    } else if (wire == 2) {
-      const std::uint64_t length = read_varint(message, at, ok);
-      if (!ok || length > message.size() - std::min(at, message.size())) return std::nullopt;
-      if (number == field) return message.substr(at, length);
-      at += length;
-    } else {
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
-}
-
 }  // namespace
+
+nlohmann::json read_optional_json(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return nlohmann::json::object();
+  nlohmann::json j = read_json_file(file.string());
+  return j.is_object() ? j : nlohmann::json::object();
+}
 
 std::unique_ptr<HfTokenizer::Impl> read_roberta_files(const fs::path& folder, bool add_prefix_space) {
   const fs::path vocab = folder / "vocab.json";
@@ -106,14 +65,8 @@ std::unique_ptr<HfTokenizer::Impl> read_roberta_files(const fs::path& folder, bo
 }
 
 std::unique_ptr<HfTokenizer::Impl> read_sentencepiece_model(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail_input("cannot open {}: check that it exists and is readable", file.string());
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  sentencepiece::SentencePieceProcessor sp;
-  const auto status = sp.LoadFromSerializedProto(bytes);
-  if (!status.ok()) {
-    fail_input("{}: not a SentencePiece model: {}", file.string(), status.ToString());
-  }
+  const SpmModel spm = load_spm_model(file);
+  const sentencepiece::SentencePieceProcessor& sp = *spm.processor;
   const int n = sp.GetPieceSize();
   if (n < 3) fail_input("{}: a SentencePiece model with {} pieces; XLM-R's layout needs <unk>, <s>, </s> first", file.string(), n);
   std::vector<UnigramPiece> pieces = {{"<s>", 0.0}, {"<pad>", 0.0}, {"</s>", 0.0}, {"<unk>", 0.0}};
@@ -128,25 +81,7 @@ std::unique_ptr<HfTokenizer::Impl> read_sentencepiece_model(const fs::path& file
   // Normalisation as XLMRobertaConverter writes it: the model's own map, then runs of spaces
   // become one.
   nlohmann::json normalizers = nlohmann::json::array();
-  if (const auto spec = find_bytes_field(bytes, 3)) {
-    if (const auto map = find_bytes_field(*spec, 2); map && !map->empty()) {
-      static const char* const kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-      std::string encoded;
-      std::uint32_t buffer = 0;
-      int bits = 0;
-      for (const char c : *map) {
-        buffer = (buffer << 8) | static_cast<unsigned char>(c);
-        bits += 8;
-        while (bits >= 6) {
-          bits -= 6;
-          encoded.push_back(kAlphabet[(buffer >> bits) & 0x3F]);
-        }
-      }
-      if (bits > 0) encoded.push_back(kAlphabet[(buffer << (6 - bits)) & 0x3F]);
-      while (encoded.size() % 4 != 0) encoded.push_back('=');
-      normalizers.push_back({{"type", "Precompiled"}, {"precompiled_charsmap", encoded}});
-    }
-  }
+  if (!spm.precompiled.is_null()) normalizers.push_back(spm.precompiled);
   normalizers.push_back({{"type", "Replace"}, {"pattern", {{"Regex", " {2,}"}}}, {"content", " "}});
   impl->normalizer = read_normalizer(JsonFields({{"type", "Sequence"}, {"normalizers", normalizers}}, "", impl->source));
   impl->pre_tokenizer = make_from_json({{"type", "Metaspace"}, {"replacement", "\u2581"}, {"prepend_scheme", "always"}},

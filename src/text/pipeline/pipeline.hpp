@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "added_vocabulary.hpp"
 #include "bert_ids_path.hpp"
 #include "models.hpp"
@@ -30,6 +32,9 @@ struct HfTokenizer::Impl {
   std::int32_t pad_id = -1;
   // Set for a pipeline built from BERT's settings (bert_files.cpp): what save() writes back.
   std::optional<TokenizerSpec> bert_spec;
+  // A pipeline standing for a slow tokenizer (DebertaV2Tokenizer's spm.model): truncation as
+  // transformers' Python code does it (truncate_pair).
+  bool slow_truncation = false;
   // Set when the steps are BERT's: the ids-only encode (bert_ids_path.hpp).
   std::unique_ptr<pipeline::BertIdsPath> ids_path;
 
@@ -48,7 +53,11 @@ namespace pipeline {
 
 // Cuts a (and b) to `budget` tokens as `truncation` says (truncation.cpp). Throws InputError
 // for a cut the strategy cannot make.
-void truncate_pair(SequenceTokens& a, SequenceTokens* b, std::size_t budget, const Truncation& truncation);
+// slow_truncation: as transformers' slow tokenizers cut (longest_first one token at a time from
+// the longer text, the second on a tie; only_second leaves a single text whole; a text is never
+// cut to nothing) instead of as tokenizers' does.
+void truncate_pair(SequenceTokens& a, SequenceTokens* b, std::size_t budget, const Truncation& truncation,
+                   bool slow_truncation = false);
 
 // tokenizer.json at `path` (tokenizer_json.cpp).
 // `add_prefix_space`: ByteLevel's (pre-tokenizer and post-processor) forced on.
@@ -56,6 +65,11 @@ std::unique_ptr<HfTokenizer::Impl> read_tokenizer_json(const std::filesystem::pa
 // A folder's vocab.json + merges.txt, or sentencepiece.bpe.model (legacy_files.cpp).
 std::unique_ptr<HfTokenizer::Impl> read_roberta_files(const std::filesystem::path& folder, bool add_prefix_space = false);
 std::unique_ptr<HfTokenizer::Impl> read_sentencepiece_model(const std::filesystem::path& file);
+// A folder's JSON object file (tokenizer_config.json): an empty object when absent or not an object.
+nlohmann::json read_optional_json(const std::filesystem::path& file);
+// DeBERTa-v2/v3's spm.model with tokenizer_config.json's do_lower_case and split_by_punct
+// (deberta_spm.cpp).
+std::unique_ptr<HfTokenizer::Impl> read_deberta_spm(const std::filesystem::path& file);
 // BERT's vocab.txt, or a BERT tokenizer.json, with tokenizer_config.json's settings and the
 // user's --do_lower_case (tokenizer_files.hpp), built as transformers' BertConverter builds a
 // vocab.txt: BertNormalizer + BertPreTokenizer + WordPiece + [CLS] $A [SEP] $B:1 [SEP]:1

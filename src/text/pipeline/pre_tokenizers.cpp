@@ -235,7 +235,7 @@ class Metaspace final : public PreTokenizer {
   bool split_;
 };
 
-bool is_any_punctuation(char32_t c) {
+bool is_punctuation_char(char32_t c) {
   return (c < 0x80 && c > 0x20 && c != 0x7F && !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) ||
          is_unicode_punctuation(c);
 }
@@ -245,7 +245,7 @@ class Punctuation final : public PreTokenizer {
   explicit Punctuation(const JsonFields& f) : behavior_(read_behavior(f, "behavior", SplitBehavior::kIsolated)) {}
   void split(std::vector<AlignedText>& pieces) const override {
     split_each(pieces, [&](const AlignedText& piece, std::vector<AlignedText>& out) {
-      split_at(piece, char_matches(piece, is_any_punctuation), behavior_, false, out);
+      split_at(piece, char_matches(piece, is_punctuation_char), behavior_, false, out);
     });
   }
 
@@ -349,5 +349,7 @@ std::unique_ptr<PreTokenizer> read_pre_tokenizer(const JsonFields& f) {
                              "WhitespaceSplit, Metaspace, Punctuation, Digits, Split, CharDelimiterSplit and Sequence",
                              type));
 }
+
+bool is_any_punctuation(char32_t c) { return is_punctuation_char(c); }
 
 }  // namespace shmtrain::text::pipeline

@@ -29,6 +29,9 @@ std::unique_ptr<PreTokenizer> read_pre_tokenizer(const JsonFields& fields);
 // tokenizers' SplitDelimiterBehavior.
 enum class SplitBehavior { kRemoved, kIsolated, kMergedWithPrevious, kMergedWithNext, kContiguous };
 
+// The Punctuation pre-tokenizer's test (BERT's too): ASCII punctuation and symbols, or Unicode's P*.
+bool is_any_punctuation(char32_t c);
+
 // Splits `text` at `matches` (sorted, disjoint [begin, end) ranges) as `behavior` says and
 // appends the non-empty parts to `out`.
 void split_at(const AlignedText& text, const std::vector<std::pair<std::size_t, std::size_t>>& matches,

@@ -16,19 +16,37 @@ void cut(SequenceTokens& s, std::size_t keep, bool from_left) {
 
 }  // namespace
 
-void truncate_pair(SequenceTokens& a, SequenceTokens* b, std::size_t budget, const Truncation& truncation) {
+// transformers' Python truncate_sequences (the slow tokenizers'): one token at a time from the
+// longer text, from the second on a tie, so the first keeps the odd token (tokenizers' gives it
+// to the longer text).
+std::pair<std::size_t, std::size_t> slow_pair_lengths(std::size_t a, std::size_t b, std::size_t budget) {
+  while (a + b > budget) {
+    if (a > b) --a;
+    else --b;
+  }
+  return {a, b};
+}
+
+void truncate_pair(SequenceTokens& a, SequenceTokens* b, std::size_t budget, const Truncation& truncation,
+                   bool slow_truncation) {
   const std::size_t total = a.size() + (b != nullptr ? b->size() : 0);
   if (total <= budget) return;
   if (b == nullptr) {
     if (truncation.strategy == TruncationStrategy::kOnlySecond) {
+      if (slow_truncation) return;  // transformers' Python code leaves a single text as it is
       fail_input("truncation only_second needs a pair of texts");
+    }
+    if (slow_truncation && budget == 0) {  // transformers' Python code refuses to cut a text to nothing
+      fail_input("truncation to max_length {} would leave none of the text's {} tokens beside the special tokens",
+                 truncation.max_length, a.size());
     }
     cut(a, budget, truncation.from_left);
     return;
   }
   switch (truncation.strategy) {
     case TruncationStrategy::kLongestFirst: {
-      const auto [keep_a, keep_b] = longest_first_lengths(a.size(), b->size(), budget);
+      const auto [keep_a, keep_b] = slow_truncation ? slow_pair_lengths(a.size(), b->size(), budget)
+                                                       : longest_first_lengths(a.size(), b->size(), budget);
       cut(a, keep_a, truncation.from_left);
       cut(*b, keep_b, truncation.from_left);
       return;
