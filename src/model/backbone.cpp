@@ -206,11 +206,12 @@ void Backbone::resize(const data::Batch& batch) {
   const bool project = config_.projects_embeddings();
   fit(projected_, project ? n * h : 0);
   for (auto* v : {&emb_grad_a_, &emb_grad_b_}) fit(*v, project ? n * e : 0);
-  for (std::int64_t l = 0; l < config_.num_hidden_layers; ++l) layers_[l].resize(dims(l), uses_bf16_);
-  scratch_.resize(dims(0), uses_bf16_);
   const std::int64_t table = disentangled_ ? relative_.positions.table_rows() : 0;
   for (auto* v : {&rel_norm_, &rel_grad_, &rel_dx_}) fit(*v, table * h);
   for (auto* v : {&rel_mean_, &rel_rstd_}) fit(*v, table);
+  if (disentangled_) plan_relative();  // before the layers size their caches by it
+  for (std::int64_t l = 0; l < config_.num_hidden_layers; ++l) layers_[l].resize(dims(l), uses_bf16_);
+  scratch_.resize(dims(0), uses_bf16_);
   const bool final_norm = architecture_of(config_).structure.final_norm != nullptr;
   fit(final_out_, final_norm ? n * h : 0);
   for (auto* v : {&final_mean_, &final_rstd_}) fit(*v, final_norm ? n : 0);
@@ -310,6 +311,9 @@ void Backbone::relative_forward() {
                               param("encoder.LayerNorm.bias"), rows, h, static_cast<float>(config_.layer_norm_eps));
     relative_.table = rel_norm_.data();
   }
+}
+
+void Backbone::plan_relative() {
   relative_.grad = rel_grad_.data();
   // The rows the batch's longest sequence reaches (the rows grow with i - j).
   std::int64_t longest = 1;

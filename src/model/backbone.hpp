@@ -72,6 +72,7 @@ class Backbone {
   void resize(const data::Batch& batch);
   void lay_out_tokens(const data::Batch& batch);
   // DeBERTa: the shared position table (LayerNorm'd) before the layers, its gradient after them.
+  void plan_relative();  // this batch's rows of the table and its dropout
   void relative_forward();
   void relative_backward();
   // A padded batch's padding rows of (N, width) set to 0 (a packed batch has none).

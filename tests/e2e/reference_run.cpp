@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -39,18 +40,28 @@ ReferenceRun write_reference_run(const TempDir& dir, const std::string& fixture_
         {"post_processor", {{"type", "RobertaProcessing"}, {"sep", {"</s>", 2}}, {"cls", {"<s>", 0}}}},
         {"model", {{"type", "WordLevel"}, {"vocab", vocab}, {"unk_token", "<unk>"}}}};
     write_file(run.model / "tokenizer.json", tokenizer.dump(2));
-  } else if (model_type == "modernbert") {
+  } else if (model_type == "modernbert" || model_type == "deberta-v2") {
     // ModernBERT's layout: the specials after the words ([UNK] [CLS] [SEP] [PAD] [MASK] at the
-    // top, as in answerdotai/ModernBERT-base), and its template post-processor.
-    const int first_special = vocab_size - 5;
-    const char* const specials[] = {"[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"};
+    // top, as in answerdotai/ModernBERT-base); DeBERTa's: [PAD] 0, [CLS] 1, [SEP] 2, [UNK] 3,
+    // [MASK] last. Both with the template post-processor.
+    const bool deberta = model_type == "deberta-v2";
+    std::map<int, std::string> specials;
+    if (deberta) {
+      specials = {{0, "[PAD]"}, {1, "[CLS]"}, {2, "[SEP]"}, {3, "[UNK]"}, {vocab_size - 1, "[MASK]"}};
+    } else {
+      for (const char* token : {"[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"}) {
+        specials[vocab_size - 5 + static_cast<int>(specials.size())] = token;
+      }
+    }
+    const int first_special = deberta ? 0 : vocab_size - 5;  // [CLS] and [SEP] follow the first
     nlohmann::ordered_json vocab = nlohmann::ordered_json::object();
     nlohmann::ordered_json added = nlohmann::ordered_json::array();
     for (int id = 0; id < vocab_size; ++id) {
-      const std::string token = id < first_special ? fmt::format("w{}", id) : specials[id - first_special];
+      const auto special = specials.find(id);
+      const std::string token = special == specials.end() ? fmt::format("w{}", id) : special->second;
       vocab[token] = id;
-      if (id >= first_special) {
-        added.push_back({{"id", id}, {"content", token}, {"lstrip", token == "[MASK]"}, {"special", true}});
+      if (special != specials.end()) {
+        added.push_back({{"id", id}, {"content", token}, {"lstrip", token == "[MASK]" && !deberta}, {"special", true}});
       }
     }
     auto special = [](const char* token) { return nlohmann::ordered_json{{"SpecialToken", {{"id", token}, {"type_id", 0}}}}; };

@@ -3,7 +3,8 @@
 // tests/fixtures/reference_heads) as a user's run would see it: a model folder (config.json,
 // model.safetensors and a vocab.txt of the fixture's vocab_size ids, or for RoBERTa-family
 // fixtures a tokenizer.json with <pad> = 1, for ModernBERT ones a tokenizer.json with its
-// specials at the top of the vocabulary and its template post-processor) and its 20 batches
+// specials at the top of the vocabulary and its template post-processor, for DeBERTa ones one
+// with [PAD] 0, [CLS] 1, [SEP] 2, [UNK] 3) and its 20 batches
 // as pre-tokenized JSON Lines, in training order.
 #include <filesystem>
 #include <string>

@@ -1,4 +1,4 @@
-// --bf16 with the question-answering and DistilBERT models: one step of each PyTorch fixture
+// --bf16 with the question-answering, DistilBERT, RoBERTa and DeBERTa models: one step of each PyTorch fixture
 // (tests/fixtures/reference_heads) in bf16 against fp32, the same loss and gradients within
 // bf16's rounding; the heads stay in float, the encoder layers run their bf16 path.
 #include <cmath>
@@ -63,7 +63,11 @@ INSTANTIATE_TEST_SUITE_P(Models, Bf16Heads,
                                            std::pair{"distilbert_cls", ModelHead::kSequenceClassification},
                                            std::pair{"distilbert_qa", ModelHead::kQuestionAnswering},
                                            std::pair{"roberta_cls", ModelHead::kSequenceClassification},
-                                           std::pair{"roberta_qa", ModelHead::kQuestionAnswering}),
+                                           std::pair{"roberta_qa", ModelHead::kQuestionAnswering},
+                                           std::pair{"deberta_cls", ModelHead::kSequenceClassification},
+                                           std::pair{"deberta_c2p", ModelHead::kSequenceClassification},
+                                           std::pair{"deberta_tok", ModelHead::kTokenClassification},
+                                           std::pair{"deberta_qa", ModelHead::kQuestionAnswering}),
                          [](const auto& param_info) { return std::string(param_info.param.first); });
 
 }  // namespace
