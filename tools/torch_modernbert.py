@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """ModernBERT sequence-classification training in plain PyTorch (eager attention), the peer that
-bench/modernbert_vs_pytorch.sh measures shmtrain's ModernBERT against.
+bench/encoder_vs_pytorch.sh measures shmtrain's ModernBERT against.
 
   /usr/bin/python3 tools/torch_modernbert.py --bench-one --preset base --threads 2 --batch 1 --seq 2048 --steps 3
   /usr/bin/python3 tools/torch_modernbert.py --bench-one --preset base --threads 2 --batch 32 --seq 128 \
@@ -24,7 +24,7 @@ max_length pads every batch to --seq, longest to its longest row (DataCollatorWi
 The last line printed is `RESULT {json}`: samples_per_s and tokens_per_s (real tokens, not padding)
 over the timed steps, step_seconds_median, peak_rss_gib (ru_maxrss of this process), and the shape.
 Needs Debian's python3-torch (/usr/bin/python3); set OPENBLAS_CORETYPE / OMP_WAIT_POLICY in the
-environment as bench/modernbert_vs_pytorch.sh does.
+environment as bench/encoder_vs_pytorch.sh does.
 """
 import argparse
 import json

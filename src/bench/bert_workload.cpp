@@ -53,9 +53,32 @@ model::BertConfig bench_preset(const std::string& name) {
     modernbert.id2label = {"LABEL_0", "LABEL_1"};
     return modernbert;
   }
+  if (name == "deberta-v3-base" || name == "deberta-v3-tiny") {
+    // microsoft/deberta-v3-base's config.json (L12 H768 A12 I3072, 128,100 tokens, 256 position
+    // buckets, c2p and p2c through the shared projections, no absolute positions or token types).
+    model::BertConfig deberta = model::parse_hf_config(
+        R"({"model_type": "deberta-v2", "vocab_size": 128100, "hidden_size": 768, "num_hidden_layers": 12,
+            "num_attention_heads": 12, "intermediate_size": 3072, "max_position_embeddings": 512,
+            "relative_attention": true, "position_buckets": 256, "max_relative_positions": -1,
+            "pos_att_type": "p2c|c2p", "share_att_key": true, "norm_rel_ebd": "layer_norm",
+            "position_biased_input": false, "type_vocab_size": 0, "layer_norm_eps": 1e-7})",
+        "preset " + name);
+    if (name == "deberta-v3-tiny") {
+      deberta.vocab_size = 1000;
+      deberta.num_hidden_layers = 2;
+      deberta.hidden_size = 64;
+      deberta.pooler_hidden_size = 64;
+      deberta.num_attention_heads = 2;
+      deberta.intermediate_size = 256;
+      deberta.position_buckets = 16;
+    }
+    deberta.id2label = {"LABEL_0", "LABEL_1"};
+    return deberta;
+  }
   fail_input(
       "preset '{}' is unknown: use base (BERT-base), large (BERT-large), small (L4 H256), tiny (L2 H64, for "
-      "tests), modernbert-base (ModernBERT-base, L22 H768) or modernbert-tiny (L3 H64, for tests)",
+      "tests), modernbert-base (ModernBERT-base, L22 H768), modernbert-tiny (L3 H64, for tests), deberta-v3-base "
+      "(DeBERTa-v3-base, L12 H768) or deberta-v3-tiny (L2 H64, for tests)",
       name);
 }
 

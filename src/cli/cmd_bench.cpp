@@ -176,7 +176,8 @@ Command add_bench_command(CLI::App& app) {
   train
       ->add_option("--preset", train_flags->preset,
                    "Model: base (BERT-base), large (BERT-large), small (L4 H256), both (base and small), "
-                   "modernbert-base (ModernBERT-base, up to 8,192 tokens), or tiny / modernbert-tiny (for tests)")
+                   "modernbert-base (ModernBERT-base, up to 8,192 tokens), deberta-v3-base (DeBERTa-v3-base), or "
+                   "tiny / modernbert-tiny / deberta-v3-tiny (for tests)")
       ->capture_default_str();
   train->add_option("--batch", train_flags->options.global_batch, "Global batch: sequences per step, all workers")
       ->capture_default_str();

@@ -42,8 +42,7 @@ Backbone::Backbone(const BertConfig& config, const ParamTable& table, std::span<
     layer_begin_.push_back(begin);
   }
   if (arch.structure.attention == AttentionKind::kDisentangled) {
-    relative_.positions = {config.position_buckets, config.max_relative_positions < 1 ? config.max_position_embeddings
-                                                                                      : config.max_relative_positions};
+    relative_.positions = {config.position_buckets, config.max_relative_distance()};
     relative_.c2p = config.c2p();
     relative_.p2c = config.p2c();
     relative_.shared_projections = config.share_att_key;

@@ -28,9 +28,12 @@ bool BertConfig::p2c() const {
   return std::find(pos_att_type.begin(), pos_att_type.end(), "p2c") != pos_att_type.end();
 }
 
-std::int64_t BertConfig::relative_span() const {
-  if (position_buckets > 0) return position_buckets;
+std::int64_t BertConfig::max_relative_distance() const {
   return max_relative_positions < 1 ? max_position_embeddings : max_relative_positions;
+}
+
+std::int64_t BertConfig::relative_span() const {
+  return position_buckets > 0 ? position_buckets : max_relative_distance();
 }
 
 std::string BertConfig::base_prefix() const { return architecture_of(*this).base_prefix; }

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "architectures/architecture.hpp"
+#include "shmtrain/tensor/relative_positions.hpp"
 
 namespace shmtrain::model {
 namespace {
@@ -34,6 +35,15 @@ double sequence_train_flops(const BertConfig& config, std::int64_t length) {
     auto [at, fresh] = pairs_of_window.try_emplace(window, 0.0);
     if (fresh) at->second = key_pairs(length, window);
     total += linear + 2.0 * 2.0 * at->second * h;
+  }
+  if (architecture_of(config).structure.attention == AttentionKind::kDisentangled) {
+    // DeBERTa's position terms: per term, each query (c2p) or key (p2c) against the table rows
+    // the sequence reaches, a (length x rows x hidden) product. The tables' projections, once
+    // per batch, are not a sequence's.
+    const tensor::RelativePositions p{config.position_buckets, config.max_relative_distance()};
+    const double rows = static_cast<double>(p.c2p_row(length - 1) - p.c2p_row(-(length - 1)) + 1);
+    const double terms = (config.c2p() ? 1.0 : 0.0) + (config.p2c() ? 1.0 : 0.0);
+    total += static_cast<double>(config.num_hidden_layers) * terms * 2.0 * static_cast<double>(length) * rows * h;
   }
   return 3.0 * total;
 }

@@ -146,8 +146,7 @@ void validate_deberta(const BertConfig& config, const std::string& source) {
     fail_input("{}: max_relative_positions is {}; shmtrain takes at most {}", source, config.max_relative_positions,
                ConfigLimits::kPositions);
   }
-  const std::int64_t max_position =
-      config.max_relative_positions < 1 ? config.max_position_embeddings : config.max_relative_positions;
+  const std::int64_t max_position = config.max_relative_distance();
   if (config.position_buckets > 0 && max_position - 1 <= config.position_buckets / 2) {
     fail_input("{}: position_buckets {} needs max_relative_positions (or max_position_embeddings) above {}: the log "
                "buckets scale distances between position_buckets / 2 and it",

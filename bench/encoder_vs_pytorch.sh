@@ -1,32 +1,40 @@
 #!/usr/bin/env bash
-# ModernBERT-base training samples/s: shmtrain (1 process x all cores, fp32) beside PyTorch eager
-# (tools/torch_modernbert.py: Hugging Face's modeling_modernbert.py semantics, eager attention on
-# padded batches, 1 process x all threads, fp32), measured in the same run on the same cores; then
-# the ratio the ModernBERT goals are stated in:
-#   (a) long sequences: at 2,048 tokens, batch 1, shmtrain >= 2.5x PyTorch eager's tokens/s;
-#   (b) real lengths: on ../shared/reference/mrpc_train_lengths.txt, batch 32, seq 128, shmtrain
-#       (packed, its default) >= 2.3x PyTorch padded to each batch's longest row (what HF's
-#       DataCollatorWithPadding does).
+# Training samples/s of the newer encoders: shmtrain (1 process x all cores) beside PyTorch eager
+# (a port of Hugging Face's modeling code under tools/: torch_modernbert.py for ModernBERT-base,
+# torch_deberta.py for DeBERTa-v3-base; 1 process x all threads), measured in the same run on the
+# same cores; then the ratio the goals are stated in:
+#   ModernBERT (a) long sequences: at 2,048 tokens, batch 1, shmtrain >= 2.5x PyTorch eager's
+#       tokens/s; (b) real lengths: on ../shared/reference/mrpc_train_lengths.txt, batch 32, seq
+#       128, shmtrain (packed, its default) >= 2.3x PyTorch padded to each batch's longest row
+#       (what HF's DataCollatorWithPadding does).
+#   DeBERTa-v3-base: MRPC's lengths as (b), fp32 >= 2.3x; --bf16 (torch.autocast bfloat16 on
+#       PyTorch's side) >= 2.5x.
 #
-#   bench/modernbert_vs_pytorch.sh [--seq 2048] [--batch 1] [--lengths FILE] [--steps 3]
+#   bench/encoder_vs_pytorch.sh [--model modernbert|deberta] [--seq 2048] [--batch 1] [--lengths FILE]
+#                               [--steps 3] [--bf16]
 #
 # The headline runs:
-#   bench/modernbert_vs_pytorch.sh                                          (goal a)
-#   bench/modernbert_vs_pytorch.sh --seq 128 --batch 32 --lengths ../shared/reference/mrpc_train_lengths.txt
-#                                                                           (goal b)
+#   bench/encoder_vs_pytorch.sh                                             (ModernBERT, goal a)
+#   bench/encoder_vs_pytorch.sh --seq 128 --batch 32 --lengths ../shared/reference/mrpc_train_lengths.txt
+#                                                                           (ModernBERT, goal b)
+#   bench/encoder_vs_pytorch.sh --model deberta --seq 128 --batch 32 \
+#       --lengths ../shared/reference/mrpc_train_lengths.txt [--bf16]       (DeBERTa)
 # Without --lengths every row has --seq real tokens and both sides run that one shape. With
 # --lengths FILE (one real length per line, capped at --seq; step k trains rows k*batch.. on both
 # sides) shmtrain runs padded, longest and packed side by side and its packed row is compared with
 # PyTorch --padding longest. Both sides see the same real tokens per step, so the samples/s ratio
-# is the tokens/s ratio. tools/torch_modernbert.py needs Debian's python3-torch (/usr/bin/python3);
-# it gets shmtrain's OpenBLAS core type for this CPU (unless OPENBLAS_CORETYPE is set) and
+# is the tokens/s ratio. The PyTorch side needs Debian's python3-torch (/usr/bin/python3); it gets
+# shmtrain's OpenBLAS core type for this CPU (unless OPENBLAS_CORETYPE is set) and
 # OMP_WAIT_POLICY=PASSIVE. PyTorch eager at 2,048 tokens takes minutes a step on a few cores.
+# --bf16 needs a CPU with AVX512-BF16 or AMX (shmtrain refuses it elsewhere).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: bench/modernbert_vs_pytorch.sh [--seq N] [--batch N] [--lengths FILE] [--steps N]"
-seq=2048 batch=1 lengths="" steps=3
+usage="usage: bench/encoder_vs_pytorch.sh [--model modernbert|deberta] [--seq N] [--batch N] [--lengths FILE] [--steps N] [--bf16]"
+model=modernbert seq=2048 batch=1 lengths="" steps=3 bf16=""
 while [ $# -gt 0 ]; do
   case "$1" in
+    --model) model=$2; shift 2 ;;
+    --bf16) bf16=--bf16; shift ;;
     --seq) seq=$2; shift 2 ;;
     --batch) batch=$2; shift 2 ;;
     --lengths) lengths=$2; shift 2 ;;
@@ -36,6 +44,12 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -z "$lengths" ] || [ -r "$lengths" ] || { echo "cannot read --lengths $lengths" >&2; exit 2; }
+case "$model" in
+  modernbert) preset=modernbert-base peer=tools/torch_modernbert.py name=ModernBERT-base ;;
+  deberta) preset=deberta-v3-base peer=tools/torch_deberta.py name=DeBERTa-v3-base ;;
+  *) echo "unknown --model $model; $usage" >&2; exit 2 ;;
+esac
+[ -z "$bf16" ] || [ "$model" = deberta ] || { echo "--bf16 is measured for --model deberta" >&2; exit 2; }
 python=/usr/bin/python3
 [ -x build/shmtrain ] || tools/build.sh --target shmtrain >/dev/null
 cores=$(nproc)
@@ -46,7 +60,7 @@ lengths_flag=()
 [ -n "$lengths" ] && lengths_flag=(--lengths "$lengths")
 ours_json=$(mktemp)
 trap 'rm -f "$ours_json"' EXIT
-build/shmtrain bench train --preset modernbert-base --seq "$seq" --batch "$batch" "${lengths_flag[@]}" \
+build/shmtrain bench train --preset "$preset" $bf16 --seq "$seq" --batch "$batch" "${lengths_flag[@]}" \
   --steps "$steps" --warmup 1 --nproc_per_node 1 --configs 1xall --json >"$ours_json"
 
 # PyTorch: padded to --seq without --lengths (every row is full anyway), to each batch's longest row with it.
@@ -56,8 +70,8 @@ theirs=$(mktemp)
 trap 'rm -f "$ours_json" "$theirs"' EXIT
 status=0
 env OMP_NUM_THREADS="$cores" OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS="$cores" ${core:+OPENBLAS_CORETYPE=$core} \
-  $python tools/torch_modernbert.py --bench-one --preset base --nproc 1 --threads "$cores" --batch "$batch" \
-  --seq "$seq" --steps "$steps" --warmup 1 "${lengths_flag[@]}" --padding "$padding" >"$theirs" || status=$?
+  $python "$peer" --bench-one --preset base --nproc 1 --threads "$cores" --batch "$batch" \
+  --seq "$seq" --steps "$steps" --warmup 1 "${lengths_flag[@]}" --padding "$padding" $bf16 >"$theirs" || status=$?
 if [ $status -ne 0 ] || ! grep -q '^RESULT ' "$theirs"; then
   why="exit status $status"
   [ $status -eq 137 ] && why="killed (status 137: out of memory, most likely; see dmesg)"
@@ -65,9 +79,10 @@ if [ $status -ne 0 ] || ! grep -q '^RESULT ' "$theirs"; then
   : >"$theirs"
 fi
 
-$python - "$ours_json" "$theirs" "$seq" "$batch" "$lengths" "$steps" "$cores" "${core:-(auto)}" <<'EOF'
+$python - "$ours_json" "$theirs" "$seq" "$batch" "$lengths" "$steps" "$cores" "${core:-(auto)}" "$name" "$bf16" <<'EOF'
 import json, os, sys
-ours_path, theirs_path, seq, batch, lengths, steps, cores, core = sys.argv[1:]
+ours_path, theirs_path, seq, batch, lengths, steps, cores, core, name, bf16 = sys.argv[1:]
+precision = "bf16" if bf16 else "fp32"
 seq, batch = int(seq), int(batch)
 rows = [json.loads(l) for l in open(ours_path) if l.strip().startswith("{")]
 rows = [r for r in rows if r.get("kind") == "row" and r.get("config", "1xall") == "1xall"]
@@ -81,9 +96,9 @@ else:
     ours, ours_name = rows[0], f"shmtrain 1xall, pad {rows[0]['padding']}"
 res = [json.loads(l[7:]) for l in open(theirs_path) if l.startswith("RESULT ")]
 theirs = res[-1] if res else None
-torch_name = "PyTorch eager, pad " + ("longest" if lengths else "max_length")
+torch_name = "PyTorch eager, pad " + ("longest" if lengths else "max_length") + (", autocast bf16" if bf16 else "")
 
-print(f"# ModernBERT-base, seq {seq}, batch {batch}, lengths {lengths or 'all full'}, fp32, {steps} timed steps "
+print(f"# {name}, seq {seq}, batch {batch}, lengths {lengths or 'all full'}, {precision}, {steps} timed steps "
       f"after 1 warm-up, {cores} cores; shmtrain 1 worker; PyTorch 1 process x {cores} threads, "
       f"OPENBLAS_CORETYPE={core}")
 print(f"{'run':36} {'samples/s':>10} {'tokens/s':>10} {'peak RSS':>9}")
@@ -98,15 +113,16 @@ if theirs:
 else:
     print(f"{torch_name:36} {'n/a':>10}  (no PyTorch result)")
 goal = None
-if not lengths and seq == 2048 and batch == 1:
+mrpc = lengths and os.path.basename(lengths) == "mrpc_train_lengths.txt" and seq == 128 and batch == 32
+if name.startswith("ModernBERT") and not lengths and seq == 2048 and batch == 1:
     goal = 2.5
-elif lengths and os.path.basename(lengths) == "mrpc_train_lengths.txt" and seq == 128 and batch == 32:
-    goal = 2.3
-name = "shmtrain / PyTorch (same real tokens: the tokens/s ratio)"
+elif mrpc:
+    goal = 2.5 if bf16 else 2.3
+label = "shmtrain / PyTorch (same real tokens: the tokens/s ratio)"
 if theirs:
     ratio = ours["samples_per_s"] / theirs["samples_per_s"]
     verdict = "" if goal is None else f"  (goal >= {goal:.1f}x: {'met' if ratio >= goal else 'missed'})"
-    print(f"{name:60} {ratio:6.2f}x{verdict}")
+    print(f"{label:60} {ratio:6.2f}x{verdict}")
 else:
-    print(f"{name:60}    n/a  (no PyTorch result)")
+    print(f"{label:60}    n/a  (no PyTorch result)")
 EOF
