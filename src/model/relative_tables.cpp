@@ -14,35 +14,35 @@ constexpr std::uint64_t kTableKeyId = std::numeric_limits<std::uint64_t>::max();
 
 // A projection of the table: the layer's key or query linear (share_att_key: rows [H, 2H) or
 // [0, H) of the fused Q/K/V) or its own pos_key_proj / pos_query_proj.
-struct Projection {
+struct TableProjection {
   const float* w;
   const float* b;
   const tensor::bf16* w16;
 };
 
-Projection key_projection(const LayerParams& w, std::int64_t h) {
+TableProjection key_projection(const LayerParams& w, std::int64_t h) {
   if (w.pos_key_w != nullptr) return {w.pos_key_w, w.pos_key_b, w.weights16.pos_key_w};
   const tensor::bf16* w16 = w.weights16.qkv_w != nullptr ? w.weights16.qkv_w + h * h : nullptr;
   return {w.qkv_w + h * h, w.qkv_b != nullptr ? w.qkv_b + h : nullptr, w16};
 }
 
-Projection query_projection(const LayerParams& w) {
+TableProjection query_projection(const LayerParams& w) {
   if (w.pos_query_w != nullptr) return {w.pos_query_w, w.pos_query_b, w.weights16.pos_query_w};
   return {w.qkv_w, w.qkv_b, w.weights16.qkv_w};
 }
 
 // The same for the gradient arena.
-struct GradProjection {
+struct TableProjectionGrad {
   float* w;
   float* b;
 };
 
-GradProjection key_gradient(const LayerParams& g, std::int64_t h) {
+TableProjectionGrad key_gradient(const LayerParams& g, std::int64_t h) {
   if (g.pos_key_w != nullptr) return {g.pos_key_w, g.pos_key_b};
   return {g.qkv_w + h * h, g.qkv_b != nullptr ? g.qkv_b + h : nullptr};
 }
 
-GradProjection query_gradient(const LayerParams& g) {
+TableProjectionGrad query_gradient(const LayerParams& g) {
   if (g.pos_query_w != nullptr) return {g.pos_query_w, g.pos_query_b};
   return {g.qkv_w, g.qkv_b};
 }
@@ -51,8 +51,8 @@ tensor::DropoutKey table_key(const RelativeEmbeddings& rel, std::uint64_t site) 
   return tensor::dropout_key(rel.seed, kTableKeyId, rel.step, site);
 }
 
-void project(float* out, tensor::bf16* out16, const float* in, const tensor::bf16* in16, const Projection& p,
-             std::int64_t rows, std::int64_t h) {
+void project_table(float* out, tensor::bf16* out16, const float* in, const tensor::bf16* in16,
+                   const TableProjection& p, std::int64_t rows, std::int64_t h) {
   if (in16 != nullptr) {
     tensor::linear_forward(out, in16, p.w16, p.b, rows, h, h);
     tensor::convert_to_bf16(out16, out, rows * h);
@@ -78,12 +78,12 @@ void project_position_tables(LayerCache& c, const LayerParams& w, const LayerDim
   if (bf16) tensor::convert_to_bf16(c.rel_in16.data() + at, in, n);
   const tensor::bf16* in16 = bf16 ? c.rel_in16.data() + at : nullptr;
   if (rel.c2p) {
-    project(c.pos_key.data() + at, bf16 ? c.pos_key16.data() + at : nullptr, in, in16, key_projection(w, h), rel.count,
-            h);
+    project_table(c.pos_key.data() + at, bf16 ? c.pos_key16.data() + at : nullptr, in, in16,
+                  key_projection(w, h), rel.count, h);
   }
   if (rel.p2c) {
-    project(c.pos_query.data() + at, bf16 ? c.pos_query16.data() + at : nullptr, in, in16, query_projection(w),
-            rel.count, h);
+    project_table(c.pos_query.data() + at, bf16 ? c.pos_query16.data() + at : nullptr, in, in16,
+                  query_projection(w), rel.count, h);
   }
 }
 
@@ -93,18 +93,24 @@ tensor::PositionTables position_tables(const LayerCache& c, const LayerParams& w
   tensor::PositionTables t{rel.positions};
   const bool bf16 = w.uses_bf16();
   if (rel.c2p) {
-    if (bf16) t.key16 = c.pos_key16.data(); else t.key = c.pos_key.data();
+    if (bf16)
+      t.key16 = c.pos_key16.data();
+    else
+      t.key = c.pos_key.data();
     if (s != nullptr) t.d_key = s->d_pos_key.data();
   }
   if (rel.p2c) {
-    if (bf16) t.query16 = c.pos_query16.data(); else t.query = c.pos_query.data();
+    if (bf16)
+      t.query16 = c.pos_query16.data();
+    else
+      t.query = c.pos_query.data();
     if (s != nullptr) t.d_query = s->d_pos_query.data();
   }
   return t;
 }
 
-void position_tables_backward(LayerScratch& s, const LayerCache& c, const LayerParams& w, const LayerParams& g,
-                              const LayerDims& d) {
+void position_tables_backward(LayerScratch& s, const LayerCache& c, const LayerParams& w,
+                              const LayerParams& g, const LayerDims& d) {
   const RelativeEmbeddings& rel = *d.form.relative;
   const std::int64_t h = d.hidden;
   const std::int64_t at = rel.first * h;
@@ -112,10 +118,11 @@ void position_tables_backward(LayerScratch& s, const LayerCache& c, const LayerP
   const bool bf16 = w.uses_bf16();
   const float* in = rel.dropout_p > 0.0f ? c.rel_in.data() + at : rel.table + at;
   // d(table rows) = dKr W_k + dQr W_q; the weights' gradients accumulate.
-  auto back = [&](float* d_in, const float* d_out, const Projection& p, const GradProjection& gp) {
+  auto back = [&](float* d_in, const float* d_out, const TableProjection& p, const TableProjectionGrad& gp) {
     if (bf16) {
       tensor::convert_to_bf16(s.d_pos16.data(), d_out, n);
-      tensor::linear_backward(d_in, gp.w, gp.b, s.d_pos16.data(), c.rel_in16.data() + at, p.w16, rel.count, h, h);
+      tensor::linear_backward(d_in, gp.w, gp.b, s.d_pos16.data(), c.rel_in16.data() + at, p.w16, rel.count, h,
+                              h);
     } else {
       tensor::linear_backward(d_in, gp.w, gp.b, d_out, in, p.w, rel.count, h, h);
     }
@@ -137,7 +144,8 @@ void position_tables_backward(LayerScratch& s, const LayerCache& c, const LayerP
     have = true;
   }
   if (!have) return;
-  if (rel.dropout_p > 0.0f) tensor::dropout_backward(d_rel, d_rel, n, rel.dropout_p, c.rel_dropout_mask.data());
+  if (rel.dropout_p > 0.0f)
+    tensor::dropout_backward(d_rel, d_rel, n, rel.dropout_p, c.rel_dropout_mask.data());
   float* grad = rel.grad + at;
   tensor::parallel_blocks(n, 16384, [&](std::int64_t i0, std::int64_t i1) {
     for (std::int64_t i = i0; i < i1; ++i) grad[i] += d_rel[i];

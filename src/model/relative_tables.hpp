@@ -19,7 +19,7 @@ tensor::PositionTables position_tables(const LayerCache& c, const LayerParams& w
 // From the attention backward's d_pos_key / d_pos_query: the projections' weight and bias
 // gradients into g, and the table's gradient (through this layer's dropout) added to
 // d.form.relative->grad.
-void position_tables_backward(LayerScratch& s, const LayerCache& c, const LayerParams& w, const LayerParams& g,
-                              const LayerDims& d);
+void position_tables_backward(LayerScratch& s, const LayerCache& c, const LayerParams& w,
+                              const LayerParams& g, const LayerDims& d);
 
 }  // namespace shmtrain::model

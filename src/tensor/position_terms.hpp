@@ -23,7 +23,8 @@ void add_position_scores(float* scores, const T* q, const T* k, std::int64_t ld,
 // overwritten with the content and position parts, and the matrix's share added to the tables'
 // gradients (head m.head's columns). REQUIRES: no other thread adds to that head's columns.
 template <typename T>
-void position_input_gradients(T* dq, T* dk, const float* ds, const T* ds_t, const T* q, const T* k, std::int64_t ld,
-                              const TermMatrix& m, const PositionTables& tables, float scale);
+void position_input_gradients(T* dq, T* dk, const float* ds, const T* ds_t, const T* q, const T* k,
+                              std::int64_t ld, const TermMatrix& m, const PositionTables& tables,
+                              float scale);
 
 }  // namespace shmtrain::tensor::detail

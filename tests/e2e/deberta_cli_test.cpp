@@ -31,36 +31,48 @@ TEST_P(DebertaCli, ClassifierLossesMatchPyTorchOnOneAndTwoWorkers) {
     const fs::path out = dir / fmt::format("out{}", workers);
     const double worst = train_like_the_reference(run, out, workers);
     ASSERT_FALSE(::testing::Test::HasFailure());
-    std::printf("%s, %d worker(s): largest relative loss difference to PyTorch %.2e\n", fixture.c_str(), workers,
-                worst);
+    std::printf("%s, %d worker(s): largest relative loss difference to PyTorch %.2e\n", fixture.c_str(),
+                workers, worst);
     const nlohmann::json config = nlohmann::json::parse(read_file(out / "config.json"));
     EXPECT_EQ(config.at("model_type"), "deberta-v2");
     EXPECT_EQ(config.at("architectures")[0], "DebertaV2ForSequenceClassification");
     EXPECT_EQ(config.at("pos_att_type"), reference.at("pos_att_type"));
     const io::SafetensorsReader weights(out / "model.safetensors");
-    for (const char* name : {"deberta.encoder.rel_embeddings.weight", "pooler.dense.weight", "classifier.bias",
-                             "deberta.encoder.layer.1.attention.self.query_proj.weight"}) {
+    for (const char* name : {"deberta.encoder.rel_embeddings.weight", "pooler.dense.weight",
+                             "classifier.bias", "deberta.encoder.layer.1.attention.self.query_proj.weight"}) {
       EXPECT_TRUE(weights.contains(name)) << name;
     }
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, DebertaCli, ::testing::Values("deberta_cls", "deberta_c2p"),
-                         [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
+                         [](const ::testing::TestParamInfo<const char*>& param_info) {
+                           return std::string(param_info.param);
+                         });
 
 // A tiny DeBERTa-v3 from random weights over tests/fixtures/tokenizers/deberta_spm (vocabulary:
 // its 768 pieces and [MASK]), log buckets (rows are longer than 8), every dropout on.
 fs::path write_tiny_deberta_config(const TempDir& dir) {
-  const nlohmann::json config = {{"model_type", "deberta-v2"},   {"vocab_size", 769},
-                                 {"hidden_size", 32},            {"num_hidden_layers", 2},
-                                 {"num_attention_heads", 2},     {"intermediate_size", 64},
-                                 {"max_position_embeddings", 128}, {"relative_attention", true},
-                                 {"position_buckets", 8},        {"max_relative_positions", -1},
-                                 {"pos_att_type", "p2c|c2p"},    {"share_att_key", true},
-                                 {"norm_rel_ebd", "layer_norm"}, {"position_biased_input", false},
-                                 {"type_vocab_size", 0},         {"layer_norm_eps", 1e-7},
-                                 {"hidden_dropout_prob", 0.1},   {"attention_probs_dropout_prob", 0.1},
-                                 {"pooler_dropout", 0.1},        {"pad_token_id", 0}};
+  const nlohmann::json config = {{"model_type", "deberta-v2"},
+                                 {"vocab_size", 769},
+                                 {"hidden_size", 32},
+                                 {"num_hidden_layers", 2},
+                                 {"num_attention_heads", 2},
+                                 {"intermediate_size", 64},
+                                 {"max_position_embeddings", 128},
+                                 {"relative_attention", true},
+                                 {"position_buckets", 8},
+                                 {"max_relative_positions", -1},
+                                 {"pos_att_type", "p2c|c2p"},
+                                 {"share_att_key", true},
+                                 {"norm_rel_ebd", "layer_norm"},
+                                 {"position_biased_input", false},
+                                 {"type_vocab_size", 0},
+                                 {"layer_norm_eps", 1e-7},
+                                 {"hidden_dropout_prob", 0.1},
+                                 {"attention_probs_dropout_prob", 0.1},
+                                 {"pooler_dropout", 0.1},
+                                 {"pad_token_id", 0}};
   const fs::path path = dir / "config.json";
   write_file(path, config.dump(2));
   return path;
@@ -86,8 +98,9 @@ TEST(DebertaTasks, GlueQuestionAnsweringAndNerTrainAlikeOnOneAndTwoWorkers) {
                    (squad / "train.json").string(), (squad / "dev.json").string()),
        "DebertaV2ForQuestionAnswering", "eval_predictions.json"},
       {"ner",
-       fmt::format("--task_name ner --train_file {} --validation_file {} --test_file {} --do_eval --do_predict",
-                   (ner / "train.txt").string(), (ner / "test.txt").string(), (ner / "test.txt").string()),
+       fmt::format(
+           "--task_name ner --train_file {} --validation_file {} --test_file {} --do_eval --do_predict",
+           (ner / "train.txt").string(), (ner / "test.txt").string(), (ner / "test.txt").string()),
        "DebertaV2ForTokenClassification", "predictions.txt"}};
   for (const Task& task : tasks) {
     std::vector<std::pair<long, double>> single;
@@ -96,7 +109,8 @@ TEST(DebertaTasks, GlueQuestionAnsweringAndNerTrainAlikeOnOneAndTwoWorkers) {
       const fs::path out = dir / fmt::format("{}{}", task.name, workers);
       const CliRun result = run_shmtrain(fmt::format(
           "train --do_train {} --config_name {} --tokenizer_name {} --output_dir {} --max_seq_length 64"
-          " --per_device_train_batch_size {} --per_device_eval_batch_size 4 --nproc_per_node {} --learning_rate 1e-3"
+          " --per_device_train_batch_size {} --per_device_eval_batch_size 4 --nproc_per_node {} "
+          "--learning_rate 1e-3"
           " --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0 --seed 3",
           task.arguments, config.string(), tokenizer, out.string(), 8 / workers, workers));
       ASSERT_EQ(result.exit_code, 0) << result.output();

@@ -112,11 +112,11 @@ TEST(DebertaCheckpoint, MaskedLmCheckpointLoadsIntoEveryHead) {
     ModelHead head;
     std::vector<std::string> initialized;
   };
-  for (const Expected& expected : {Expected{ModelHead::kSequenceClassification,
-                                            {"pooler.dense.weight", "pooler.dense.bias", "classifier.weight",
-                                             "classifier.bias"}},
-                                   Expected{ModelHead::kTokenClassification, {"classifier.weight", "classifier.bias"}},
-                                   Expected{ModelHead::kQuestionAnswering, {"qa_outputs.weight", "qa_outputs.bias"}}}) {
+  for (const Expected& expected :
+       {Expected{ModelHead::kSequenceClassification,
+                 {"pooler.dense.weight", "pooler.dense.bias", "classifier.weight", "classifier.bias"}},
+        Expected{ModelHead::kTokenClassification, {"classifier.weight", "classifier.bias"}},
+        Expected{ModelHead::kQuestionAnswering, {"qa_outputs.weight", "qa_outputs.bias"}}}) {
     BertConfig config = read_hf_config(deberta_fixture("deberta_hub") / "config.json");
     config.head = expected.head;
     const ParamTable table = ParamTable::for_model(config);

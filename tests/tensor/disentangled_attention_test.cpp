@@ -110,7 +110,8 @@ naive::Vec naive_forward(const naive::Vec& qkv, const naive::Vec& kr, const naiv
         for (double& v : score) sum += (v = std::exp(v - top));
         for (std::int64_t e = 0; e < kDim; ++e) {
           double o = 0;
-          for (std::int64_t j = 0; j < len; ++j) o += score[static_cast<std::size_t>(j)] / sum * at(first + j, 2, h, e);
+          for (std::int64_t j = 0; j < len; ++j)
+            o += score[static_cast<std::size_t>(j)] / sum * at(first + j, 2, h, e);
           out[static_cast<std::size_t>((first + i) * kHidden + h * kDim + e)] = o;
         }
       }
@@ -154,7 +155,8 @@ Result run_kernel(const naive::Vec& qkv, const naive::Vec& kr, const naive::Vec&
     std::vector<T> v(static_cast<std::size_t>(rows * width), T{});
     for (std::int64_t t = 0; t < n; ++t)
       for (std::int64_t e = 0; e < width; ++e)
-        v[static_cast<std::size_t>(place(t) * width + e)] = as<T>(packed[static_cast<std::size_t>(t * width + e)]);
+        v[static_cast<std::size_t>(place(t) * width + e)] =
+            as<T>(packed[static_cast<std::size_t>(t * width + e)]);
     return v;
   };
   std::vector<T> x = lay_out(qkv, 3 * kHidden);
@@ -177,11 +179,17 @@ Result run_kernel(const naive::Vec& qkv, const naive::Vec& kr, const naive::Vec&
   PositionTables tables{c.positions};
   constexpr bool kBf16 = std::is_same_v<T, bf16>;
   if (c.c2p) {
-    if constexpr (kBf16) tables.key16 = kr16.data(); else tables.key = kr32.data();
+    if constexpr (kBf16)
+      tables.key16 = kr16.data();
+    else
+      tables.key = kr32.data();
     tables.d_key = r.dkr.data();
   }
   if (c.p2c) {
-    if constexpr (kBf16) tables.query16 = qr16.data(); else tables.query = qr32.data();
+    if constexpr (kBf16)
+      tables.query16 = qr16.data();
+    else
+      tables.query = qr32.data();
     tables.d_query = r.dqr.data();
   }
   const AttentionShape shape{batch, longest, kHeads, kDim, c.padded ? nullptr : offsets.data()};
@@ -189,7 +197,8 @@ Result run_kernel(const naive::Vec& qkv, const naive::Vec& kr, const naive::Vec&
   std::vector<T> out(static_cast<std::size_t>(rows * kHidden)), dx(x.size());
   const float* m = c.padded ? mask.data() : nullptr;
   disentangled_attention_forward(out.data(), probs.data(), x.data(), m, shape, tables, {}, nullptr);
-  disentangled_attention_backward(dx.data(), dy.data(), x.data(), probs.data(), m, shape, tables, {}, nullptr);
+  disentangled_attention_backward(dx.data(), dy.data(), x.data(), probs.data(), m, shape, tables, {},
+                                  nullptr);
   auto packed = [&](const std::vector<T>& v, std::int64_t width) {
     std::vector<float> p(static_cast<std::size_t>(n * width));
     for (std::int64_t t = 0; t < n; ++t)
@@ -224,21 +233,26 @@ void check(const Case& c, double tol) {
   auto loss = [&](const naive::Vec& a, const naive::Vec& b, const naive::Vec& cc) {
     return naive::dot(naive_forward(a, b, cc, c), dout);
   };
-  expect_close(r.dqkv, naive::numeric_grad(qkv, [&](const naive::Vec& v) { return loss(v, kr, qr); }), tol, "dqkv");
-  if (c.c2p) expect_close(r.dkr, naive::numeric_grad(kr, [&](const naive::Vec& v) { return loss(qkv, v, qr); }), tol, "dKr");
-  if (c.p2c) expect_close(r.dqr, naive::numeric_grad(qr, [&](const naive::Vec& v) { return loss(qkv, kr, v); }), tol, "dQr");
+  expect_close(r.dqkv, naive::numeric_grad(qkv, [&](const naive::Vec& v) { return loss(v, kr, qr); }), tol,
+               "dqkv");
+  if (c.c2p)
+    expect_close(r.dkr, naive::numeric_grad(kr, [&](const naive::Vec& v) { return loss(qkv, v, qr); }), tol,
+                 "dKr");
+  if (c.p2c)
+    expect_close(r.dqr, naive::numeric_grad(qr, [&](const naive::Vec& v) { return loss(qkv, kr, v); }), tol,
+                 "dQr");
 }
 
 // Sequences longer than the buckets (log positions) and than the span (clamped rows), a
 // sequence of one token, both layouts.
 TEST(DisentangledAttention, MatchesPerPairLoopPacked) { check<float>({{13, 1, 6}, {4, 10}}, 2e-5); }
-TEST(DisentangledAttention, MatchesPerPairLoopPadded) { check<float>({{13, 1, 6}, {4, 10}, true, true, true}, 2e-5); }
+TEST(DisentangledAttention, MatchesPerPairLoopPadded) {
+  check<float>({{13, 1, 6}, {4, 10}, true, true, true}, 2e-5);
+}
 TEST(DisentangledAttention, ContentToPositionOnly) { check<float>({{9, 12}, {-1, 5}, true, false}, 2e-5); }
 TEST(DisentangledAttention, PositionToContentOnly) { check<float>({{9, 12}, {-1, 5}, false, true}, 2e-5); }
 
-TEST(DisentangledAttention, Bf16WithinRounding) {
-  check<bf16>({{13, 1, 6}, {4, 10}}, 3e-2);
-}
+TEST(DisentangledAttention, Bf16WithinRounding) { check<bf16>({{13, 1, 6}, {4, 10}}, 3e-2); }
 
 // Each head's table gradient is summed by one thread over the sequences in order: the same
 // bits on 1 thread and on all of them.

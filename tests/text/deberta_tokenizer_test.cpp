@@ -98,7 +98,8 @@ TEST(DebertaTokenizer, MaskComesAfterThePiecesAndSpecialsKeepTheModelsIds) {
 TEST(DebertaTokenizer, ATokenizerJsonBesideSpmModelWins) {
   const testing::TempDir dir;
   const fs::path folder = folder_for(dir, "both", json::object());
-  fs::copy_file(testing::fixtures_dir() / "tokenizers" / "roberta_bpe" / "tokenizer.json", folder / "tokenizer.json");
+  fs::copy_file(testing::fixtures_dir() / "tokenizers" / "roberta_bpe" / "tokenizer.json",
+                folder / "tokenizer.json");
   const HfTokenizer tok = HfTokenizer::load(folder);
   EXPECT_EQ(tok.encode_text("hello").ids.front(), 0);  // RoBERTa's <s>, not DeBERTa's [CLS] 1
 }
@@ -107,12 +108,14 @@ TEST(DebertaTokenizer, AModelWithoutDebertasSpecialsIsRefusedNamingThePiece) {
   const testing::TempDir dir;
   const fs::path folder = dir.path() / "xlmr";
   fs::create_directories(folder);
-  fs::copy_file(testing::fixtures_dir() / "tokenizers" / "xlmr_unigram" / "sentencepiece.bpe.model", folder / "spm.model");
+  fs::copy_file(testing::fixtures_dir() / "tokenizers" / "xlmr_unigram" / "sentencepiece.bpe.model",
+                folder / "spm.model");
   try {
     HfTokenizer::load(folder);
     FAIL() << "accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("spm.model: the SentencePiece model has no '[PAD]' piece"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("spm.model: the SentencePiece model has no '[PAD]' piece"),
+              std::string::npos)
         << e.what();
   }
 }

@@ -123,10 +123,12 @@ struct BertConfig {
   // An absolute position table: every family but ModernBERT (rotary) and DeBERTa without
   // position_biased_input.
   bool has_position_table() const;
-  // DeBERTa's terms, and the rows its position table holds (position_buckets or
-  // max_relative_positions, max_position_embeddings when < 1; twice that many rows).
+  // DeBERTa's terms; the distance its log buckets reach (max_relative_positions, or
+  // max_position_embeddings when < 1); and half the rows of its position table
+  // (position_buckets, or that distance without buckets).
   bool c2p() const;
   bool p2c() const;
+  std::int64_t max_relative_distance() const;
   std::int64_t relative_span() const;
   // The transformers class of this model type and head: "BertForSequenceClassification",
   // "BertForQuestionAnswering", "DistilBertForSequenceClassification",

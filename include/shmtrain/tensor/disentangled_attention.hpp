@@ -7,12 +7,11 @@
 //   scale = 1 / sqrt(head_dim * (1 + the number of terms))
 // then the same mask, softmax, dropout and values; in the padded layout a padded query (whose
 // every score DeBERTa's 2-D mask fills with the lowest float) attends evenly to all T keys, as
-// transformers' masked_fill + softmax does (only what the padding positions output changes). Per (sequence, head) the terms are two
-// products with the table rows the sequence can reach (at most 2 L - 1 of them) and a gather;
-// the backward scatters dS onto those rows, so each sequence's relative positions are its
-// own, packed or padded alike. The tables' gradients are sums over every sequence: each head's
-// columns are summed by one thread, sequences in order, so they do not depend on the thread
-// count.
+// transformers' masked_fill + softmax does (only what the padding positions output changes). Per (sequence,
+// head) the terms are two products with the table rows the sequence can reach (at most 2 L - 1 of them) and a
+// gather; the backward scatters dS onto those rows, so each sequence's relative positions are its own, packed
+// or padded alike. The tables' gradients are sums over every sequence: each head's columns are summed by one
+// thread, sequences in order, so they do not depend on the thread count.
 #include <cstdint>
 
 #include "shmtrain/tensor/attention.hpp"
@@ -33,7 +32,9 @@ struct PositionTables {
   float* d_key = nullptr;
   float* d_query = nullptr;
 
-  int terms() const { return (key != nullptr || key16 != nullptr ? 1 : 0) + (query != nullptr || query16 != nullptr ? 1 : 0); }
+  int terms() const {
+    return (key != nullptr || key16 != nullptr ? 1 : 0) + (query != nullptr || query16 != nullptr ? 1 : 0);
+  }
   float scale(std::int64_t head_dim) const;
 };
 
@@ -43,13 +44,15 @@ void disentangled_attention_forward(float* out, float* probs, const float* qkv, 
                                     const AttentionShape& shape, const PositionTables& tables,
                                     const AttentionDropout& dropout, std::uint16_t* dropout_mask);
 void disentangled_attention_backward(float* dqkv, const float* dout, const float* qkv, const float* probs,
-                                     const float* mask_add, const AttentionShape& shape, const PositionTables& tables,
-                                     const AttentionDropout& dropout, const std::uint16_t* dropout_mask);
+                                     const float* mask_add, const AttentionShape& shape,
+                                     const PositionTables& tables, const AttentionDropout& dropout,
+                                     const std::uint16_t* dropout_mask);
 void disentangled_attention_forward(bf16* out, float* probs, const bf16* qkv, const float* mask_add,
                                     const AttentionShape& shape, const PositionTables& tables,
                                     const AttentionDropout& dropout, std::uint16_t* dropout_mask);
 void disentangled_attention_backward(bf16* dqkv, const bf16* dout, const bf16* qkv, const float* probs,
-                                     const float* mask_add, const AttentionShape& shape, const PositionTables& tables,
-                                     const AttentionDropout& dropout, const std::uint16_t* dropout_mask);
+                                     const float* mask_add, const AttentionShape& shape,
+                                     const PositionTables& tables, const AttentionDropout& dropout,
+                                     const std::uint16_t* dropout_mask);
 
 }  // namespace shmtrain::tensor

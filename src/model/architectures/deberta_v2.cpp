@@ -59,7 +59,8 @@ void read_pos_att_type(const ConfigObject& config, BertConfig& out) {
       add(term.get<std::string>());
     }
   } else {
-    config.fail("pos_att_type", "must be a string such as \"p2c|c2p\" or a list, got {}", describe_json(*value));
+    config.fail("pos_att_type", "must be a string such as \"p2c|c2p\" or a list, got {}",
+                describe_json(*value));
   }
 }
 
@@ -81,8 +82,10 @@ void read_deberta_config(const ConfigObject& config, BertConfig& out) {
     double p = 0;
     config.read("cls_dropout", p);
     if (p != out.hidden_dropout_prob) {
-      config.fail("cls_dropout", "is {} but hidden_dropout_prob is {}; shmtrain's classifier dropout uses "
-                  "hidden_dropout_prob: set cls_dropout to null or to the same value", p, out.hidden_dropout_prob);
+      config.fail("cls_dropout",
+                  "is {} but hidden_dropout_prob is {}; shmtrain's classifier dropout uses "
+                  "hidden_dropout_prob: set cls_dropout to null or to the same value",
+                  p, out.hidden_dropout_prob);
     }
   }
   // Shapes transformers can build but shmtrain does not (yet): refused by name.
@@ -90,14 +93,17 @@ void read_deberta_config(const ConfigObject& config, BertConfig& out) {
     std::int64_t e = 0;
     config.read("embedding_size", e);
     if (e != out.hidden_size) {
-      config.fail("embedding_size", "is {} and hidden_size {}; shmtrain's DeBERTa needs them equal (no embed_proj)",
-                  e, out.hidden_size);
+      config.fail("embedding_size",
+                  "is {} and hidden_size {}; shmtrain's DeBERTa needs them equal (no embed_proj)", e,
+                  out.hidden_size);
     }
   }
   if (const ConfigJson* v = config.non_null("conv_kernel_size"); v != nullptr) {
     std::int64_t k = 0;
     config.read("conv_kernel_size", k);
-    if (k > 0) config.fail("conv_kernel_size", "is {}; the convolution layer of DeBERTa-v2-xlarge is not supported", k);
+    if (k > 0)
+      config.fail("conv_kernel_size", "is {}; the convolution layer of DeBERTa-v2-xlarge is not supported",
+                  k);
   }
   if (const ConfigJson* v = config.non_null("attention_head_size"); v != nullptr) {
     std::int64_t d = 0;
@@ -132,37 +138,44 @@ void write_deberta_config(const BertConfig& config, ConfigFields& fields) {
 
 void validate_deberta(const BertConfig& config, const std::string& source) {
   if (!config.relative_attention) {
-    fail_input("{}: relative_attention is false; shmtrain's DeBERTa runs the disentangled attention of every "
-               "released DeBERTa-v2/v3 checkpoint (true)", source);
+    fail_input(
+        "{}: relative_attention is false; shmtrain's DeBERTa runs the disentangled attention of every "
+        "released DeBERTa-v2/v3 checkpoint (true)",
+        source);
   }
   if (config.type_vocab_size < 0) {
-    fail_input("{}: type_vocab_size must be 0 (no token types) or positive, got {}", source, config.type_vocab_size);
+    fail_input("{}: type_vocab_size must be 0 (no token types) or positive, got {}", source,
+               config.type_vocab_size);
   }
   if (config.position_buckets == 1 || config.position_buckets > ConfigLimits::kPositions) {
     fail_input("{}: position_buckets must be at least 2 (or <= 0 for none) and at most {}, got {}", source,
                ConfigLimits::kPositions, config.position_buckets);
   }
   if (config.max_relative_positions > ConfigLimits::kPositions) {
-    fail_input("{}: max_relative_positions is {}; shmtrain takes at most {}", source, config.max_relative_positions,
-               ConfigLimits::kPositions);
+    fail_input("{}: max_relative_positions is {}; shmtrain takes at most {}", source,
+               config.max_relative_positions, ConfigLimits::kPositions);
   }
   const std::int64_t max_position = config.max_relative_distance();
   if (config.position_buckets > 0 && max_position - 1 <= config.position_buckets / 2) {
-    fail_input("{}: position_buckets {} needs max_relative_positions (or max_position_embeddings) above {}: the log "
-               "buckets scale distances between position_buckets / 2 and it",
-               source, config.position_buckets, config.position_buckets / 2 + 1);
+    fail_input(
+        "{}: position_buckets {} needs max_relative_positions (or max_position_embeddings) above {}: the log "
+        "buckets scale distances between position_buckets / 2 and it",
+        source, config.position_buckets, config.position_buckets / 2 + 1);
   }
   if (config.norm_rel_ebd != "none" && config.norm_rel_ebd != "layer_norm") {
-    fail_input("{}: norm_rel_ebd '{}' is not supported (\"none\" or \"layer_norm\")", source, config.norm_rel_ebd);
+    fail_input("{}: norm_rel_ebd '{}' is not supported (\"none\" or \"layer_norm\")", source,
+               config.norm_rel_ebd);
   }
   if (config.pooler_hidden_size != config.hidden_size) {
-    fail_input("{}: pooler_hidden_size {} differs from hidden_size {}; ContextPooler's dense reads the hidden "
-               "states, so transformers needs them equal too",
-               source, config.pooler_hidden_size, config.hidden_size);
+    fail_input(
+        "{}: pooler_hidden_size {} differs from hidden_size {}; ContextPooler's dense reads the hidden "
+        "states, so transformers needs them equal too",
+        source, config.pooler_hidden_size, config.hidden_size);
   }
   if (config.pooler_hidden_act != "gelu") {
-    fail_input("{}: pooler_hidden_act '{}' is not supported (shmtrain implements \"gelu\", the exact erf form)",
-               source, config.pooler_hidden_act);
+    fail_input(
+        "{}: pooler_hidden_act '{}' is not supported (shmtrain implements \"gelu\", the exact erf form)",
+        source, config.pooler_hidden_act);
   }
   if (config.pooler_dropout < 0 || config.pooler_dropout >= 1) {
     fail_input("{}: pooler_dropout must be in [0, 1), got {}", source, config.pooler_dropout);

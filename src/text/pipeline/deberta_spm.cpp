@@ -5,21 +5,21 @@
 // models), [MASK] after the pieces when the model lacks it; normalisation: Lowercase with
 // do_lower_case, Strip, the model's precompiled map, runs of spaces to one; pre-tokenisation:
 // each punctuation mark on its own with split_by_punct (and the spaces between dropped), then
-// Metaspace (every part gets its "▁", as each SentencePiece call of the slow tokenizer does); [CLS] A [SEP] (B [SEP], type 1); a
-// pair cut longest_first as the slow tokenizer's Python code cuts it.
+// Metaspace (every part gets its "▁", as each SentencePiece call of the slow tokenizer does); [CLS] A [SEP]
+// (B [SEP], type 1); a pair cut longest_first as the slow tokenizer's Python code cuts it.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "pipeline.hpp"
-#include "spm_model.hpp"
 #include "shmtrain/common/error.hpp"
+#include "spm_model.hpp"
 
 namespace shmtrain::text::pipeline {
 namespace fs = std::filesystem;
 
 namespace {
 
-bool flag(const nlohmann::json& config, const char* key) {
+bool config_flag(const nlohmann::json& config, const char* key) {
   return config.contains(key) && config[key].is_boolean() && config[key].get<bool>();
 }
 
@@ -38,7 +38,9 @@ class PunctuationOfOriginalText final : public PreTokenizer {
           continue;
         }
         std::size_t end = i + 1;
-        while (end < piece.size() && piece.spans[end] == piece.spans[i] && is_any_punctuation(piece.chars[end])) ++end;
+        while (end < piece.size() && piece.spans[end] == piece.spans[i] &&
+               is_any_punctuation(piece.chars[end]))
+          ++end;
         marks.emplace_back(i, end);
         i = end;
       }
@@ -48,11 +50,11 @@ class PunctuationOfOriginalText final : public PreTokenizer {
   }
 };
 
-nlohmann::json special(const std::string& token, std::int32_t type_id) {
+nlohmann::json template_special(const std::string& token, std::int32_t type_id) {
   return {{"SpecialToken", {{"id", token}, {"type_id", type_id}}}};
 }
 
-nlohmann::json sequence(const char* id, std::int32_t type_id) {
+nlohmann::json template_sequence(const char* id, std::int32_t type_id) {
   return {{"Sequence", {{"id", id}, {"type_id", type_id}}}};
 }
 
@@ -91,17 +93,18 @@ std::unique_ptr<HfTokenizer::Impl> read_deberta_spm(const fs::path& file) {
   for (const char* token : {"[PAD]", "[CLS]", "[SEP]", "[UNK]"}) {
     const std::int32_t id = id_of(token);
     if (id < 0) {
-      fail_input("{}: the SentencePiece model has no '{}' piece; DeBERTa's layout has [PAD], [CLS], [SEP] and [UNK] "
-                 "among its pieces",
-                 source, token);
+      fail_input(
+          "{}: the SentencePiece model has no '{}' piece; DeBERTa's layout has [PAD], [CLS], [SEP] and [UNK] "
+          "among its pieces",
+          source, token);
     }
     added.push_back({id, token, false, false, false, false, true});
   }
   added.push_back({mask, "[MASK]", false, false, false, false, true});
 
   const nlohmann::json config = read_optional_json(file.parent_path() / "tokenizer_config.json");
-  const bool lower = flag(config, "do_lower_case");
-  const bool split_by_punct = flag(config, "split_by_punct");
+  const bool lower = config_flag(config, "do_lower_case");
+  const bool split_by_punct = config_flag(config, "split_by_punct");
   auto impl = std::make_unique<HfTokenizer::Impl>();
   impl->source = source;
   impl->files = {file};
@@ -112,7 +115,8 @@ std::unique_ptr<HfTokenizer::Impl> read_deberta_spm(const fs::path& file) {
   normalizers.push_back({{"type", "Strip"}, {"strip_left", true}, {"strip_right", true}});
   if (!spm.precompiled.is_null()) normalizers.push_back(spm.precompiled);
   normalizers.push_back({{"type", "Replace"}, {"pattern", {{"Regex", " {2,}"}}}, {"content", " "}});
-  impl->normalizer = read_normalizer(JsonFields({{"type", "Sequence"}, {"normalizers", normalizers}}, "", source));
+  impl->normalizer =
+      read_normalizer(JsonFields({{"type", "Sequence"}, {"normalizers", normalizers}}, "", source));
 
   const nlohmann::json metaspace = {
       {"type", "Metaspace"}, {"replacement", "\u2581"}, {"prepend_scheme", "always"}, {"split", true}};
@@ -132,8 +136,10 @@ std::unique_ptr<HfTokenizer::Impl> read_deberta_spm(const fs::path& file) {
   const std::int32_t sep = added[2].id;
   const nlohmann::json post = {
       {"type", "TemplateProcessing"},
-      {"single", {special("[CLS]", 0), sequence("A", 0), special("[SEP]", 0)}},
-      {"pair", {special("[CLS]", 0), sequence("A", 0), special("[SEP]", 0), sequence("B", 1), special("[SEP]", 1)}},
+      {"single", {template_special("[CLS]", 0), template_sequence("A", 0), template_special("[SEP]", 0)}},
+      {"pair",
+       {template_special("[CLS]", 0), template_sequence("A", 0), template_special("[SEP]", 0),
+        template_sequence("B", 1), template_special("[SEP]", 1)}},
       {"special_tokens",
        {{"[CLS]", {{"id", "[CLS]"}, {"ids", {cls}}, {"tokens", {"[CLS]"}}}},
         {"[SEP]", {{"id", "[SEP]"}, {"ids", {sep}}, {"tokens", {"[SEP]"}}}}}}};
@@ -141,8 +147,9 @@ std::unique_ptr<HfTokenizer::Impl> read_deberta_spm(const fs::path& file) {
   impl->pad_id = added[0].id;
   impl->slow_truncation = true;  // the and run_glue's reference is DebertaV2Tokenizer
   impl->added = AddedVocabulary(std::move(added), nullptr);
-  impl->description = fmt::format("spm.model (DeBERTa: Unigram, {} pieces, [MASK] {}{}{})", n, mask,
-                                  lower ? ", lower-cased" : "", split_by_punct ? ", split by punctuation" : "");
+  impl->description =
+      fmt::format("spm.model (DeBERTa: Unigram, {} pieces, [MASK] {}{}{})", n, mask,
+                  lower ? ", lower-cased" : "", split_by_punct ? ", split by punctuation" : "");
   return impl;
 }
 

@@ -46,7 +46,7 @@ std::optional<std::string_view> find_bytes_field(std::string_view message, std::
   return std::nullopt;
 }
 
-std::string base64(std::string_view bytes) {
+std::string charsmap_base64(std::string_view bytes) {
   static const char* const kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string encoded;
   std::uint32_t buffer = 0;
@@ -78,7 +78,7 @@ SpmModel load_spm_model(const std::filesystem::path& file) {
   }
   if (const auto spec = find_bytes_field(bytes, 3)) {
     if (const auto map = find_bytes_field(*spec, 2); map && !map->empty()) {
-      model.precompiled = {{"type", "Precompiled"}, {"precompiled_charsmap", base64(*map)}};
+      model.precompiled = {{"type", "Precompiled"}, {"precompiled_charsmap", charsmap_base64(*map)}};
     }
   }
   return model;

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <memory>
 
-#include <nlohmann/json.hpp>
 #include <sentencepiece_processor.h>
+#include <nlohmann/json.hpp>
 
 namespace shmtrain::text::pipeline {
 
