@@ -107,6 +107,10 @@ print(f"{'run':36} {'samples/s':>10} {'tokens/s':>10} {'peak RSS':>9}")
 per_sample = seq if not lengths else (theirs["tokens_per_s"] / theirs["samples_per_s"] if theirs else float("nan"))
 ours_tokens = ours.get("tokens_per_s", ours["samples_per_s"] * per_sample)
 print(f"{ours_name:36} {ours['samples_per_s']:10.3f} {ours_tokens:10.1f}")
+for r in rows:  # every shmtrain row: useful GFLOP/s (the real tokens' FLOPs, model/train_flops) and the step's parts
+    print(f"  shmtrain pad {r['padding']:8} {r['samples_per_s']:8.3f} samples/s  {r['gflops']:6.1f} GFLOP/s useful  "
+          f"step {r['step_s']:.2f} s (forward {r['forward_s']:.2f}, backward {r['backward_s']:.2f}, "
+          f"optimizer {r['optimizer_s']:.2f})")
 if theirs:
     print(f"{torch_name:36} {theirs['samples_per_s']:10.3f} {theirs['tokens_per_s']:10.1f} "
           f"{theirs['peak_rss_gib']:7.2f}Gi")

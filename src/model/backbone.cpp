@@ -45,7 +45,6 @@ Backbone::Backbone(const BertConfig& config, const ParamTable& table, std::span<
     relative_.positions = {config.position_buckets, config.max_relative_distance()};
     relative_.c2p = config.c2p();
     relative_.p2c = config.p2c();
-    relative_.shared_projections = config.share_att_key;
     disentangled_ = true;
   }
   if (arch.structure.positions == PositionEncoding::kRotary) {
@@ -73,17 +72,17 @@ LayerParams Backbone::layer_params(std::span<float> arena, std::int64_t layer) c
   // BERT's Q/K/V weights and biases are adjacent: query's pointer is the fused linear's.
   const char* qkv = m.qkv != nullptr ? m.qkv : m.query;
   LayerParams params{w(qkv),
-          optional(qkv, ".bias"),
-          w(m.attention_output),
-          optional(m.attention_output, ".bias"),
-          optional(m.attention_norm, ".weight"),
-          optional(m.attention_norm, ".bias"),
-          w(m.intermediate),
-          optional(m.intermediate, ".bias"),
-          w(m.output),
-          optional(m.output, ".bias"),
-          w(m.output_norm),
-          optional(m.output_norm, ".bias")};
+                    optional(qkv, ".bias"),
+                    w(m.attention_output),
+                    optional(m.attention_output, ".bias"),
+                    optional(m.attention_norm, ".weight"),
+                    optional(m.attention_norm, ".bias"),
+                    w(m.intermediate),
+                    optional(m.intermediate, ".bias"),
+                    w(m.output),
+                    optional(m.output, ".bias"),
+                    w(m.output_norm),
+                    optional(m.output_norm, ".bias")};
   // DeBERTa without share_att_key: the position tables' own projections.
   params.pos_key_w = optional("attention.self.pos_key_proj", ".weight");
   params.pos_key_b = optional("attention.self.pos_key_proj", ".bias");

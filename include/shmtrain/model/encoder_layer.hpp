@@ -42,7 +42,6 @@ struct RelativeEmbeddings {
   float* grad = nullptr;         // the same shape: each layer's backward adds its gradient
   tensor::RelativePositions positions;
   bool c2p = false, p2c = false;  // which terms the scores have
-  bool shared_projections = false;  // share_att_key: the layer's query/key linears project the table
   // The rows any sequence of the batch reaches, [first, first + count): only they are projected.
   std::int64_t first = 0, count = 0;
   // The table's dropout (StableDropout(hidden_dropout_prob), each layer its own mask): one key
