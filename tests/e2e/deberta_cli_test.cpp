@@ -16,6 +16,8 @@
 #include "support/test_support.hpp"
 
 namespace shmtrain::testing {
+// Its own namespace: the unity build puts test files side by side.
+namespace deberta_cli_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -130,4 +132,5 @@ TEST(DebertaTasks, GlueQuestionAnsweringAndNerTrainAlikeOnOneAndTwoWorkers) {
 }
 
 }  // namespace
+}  // namespace deberta_cli_test
 }  // namespace shmtrain::testing

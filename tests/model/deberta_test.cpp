@@ -18,6 +18,8 @@
 #include "support/test_support.hpp"
 
 namespace shmtrain::model {
+// Its own namespace: the unity build puts test files side by side.
+namespace deberta_test {
 namespace {
 
 std::filesystem::path deberta_fixture(const std::string& name) {
@@ -133,4 +135,5 @@ TEST(DebertaCheckpoint, MaskedLmCheckpointLoadsIntoEveryHead) {
 }
 
 }  // namespace
+}  // namespace deberta_test
 }  // namespace shmtrain::model

@@ -18,6 +18,8 @@
 #include "tensor/naive.hpp"
 
 namespace shmtrain::tensor {
+// Its own namespace: the unity build puts test files side by side.
+namespace disentangled_attention_test {
 namespace {
 
 // make_log_bucket_position(r, 8, 40): mid 4; |r| <= 4 stays; else
@@ -274,4 +276,5 @@ TEST(DisentangledAttention, TableGradientsDoNotDependOnThreads) {
 }
 
 }  // namespace
+}  // namespace disentangled_attention_test
 }  // namespace shmtrain::tensor

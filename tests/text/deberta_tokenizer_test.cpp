@@ -18,6 +18,8 @@
 #include "support/test_support.hpp"
 
 namespace shmtrain::text {
+// Its own namespace: the unity build puts test files side by side.
+namespace deberta_tokenizer_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -121,4 +123,5 @@ TEST(DebertaTokenizer, AModelWithoutDebertasSpecialsIsRefusedNamingThePiece) {
 }
 
 }  // namespace
+}  // namespace deberta_tokenizer_test
 }  // namespace shmtrain::text
