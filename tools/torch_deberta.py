@@ -28,19 +28,14 @@ cycling; --padding max_length pads every batch to --seq, longest to its longest 
 (real tokens, not padding) over the timed steps, step_seconds_median, peak_rss_gib (ru_maxrss of
 this process), and the shape. Needs Debian's python3-torch (/usr/bin/python3).
 """
-import argparse
-import contextlib
-import json
 import os
-import resource
-import statistics
 import sys
-import time
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_deberta_references as deb  # noqa: E402
+import torch_classifier_bench as bench  # noqa: E402
 
 CLS, PAD = deb.CLS, deb.PAD
 
@@ -66,101 +61,17 @@ PRESETS = {
 }
 
 
-def read_lengths(path, seq):
-    lengths = []
-    for line in open(path):
-        line = line.strip()
-        if line and not line.startswith("#"):
-            n = int(line)
-            if n < 1:
-                raise ValueError(f"{path}: length {n} < 1")
-            lengths.append(min(n, seq))
-    if not lengths:
-        raise ValueError(f"{path}: no lengths")
-    return lengths
-
-
-def bench_one(a):
+def main():
+    a = bench.parse_args(__doc__.split("\n\n")[0], PRESETS)
+    if a is None:
+        return
     torch.set_num_threads(a.threads)
     config, words_end = PRESETS[a.preset]
-    if a.seq > config["max_position_embeddings"]:
-        raise SystemExit(f"--seq {a.seq} > max_position_embeddings {config['max_position_embeddings']}")
     torch.manual_seed(0)
     model = deb.DebertaV2ForSequenceClassification(config)
     model.apply(deb.base.init_weights)
-    model.train()  # every dropout probability is 0
-    optimizer = deb.base.adamw(model, lr=1e-5)
-    b, seq = a.batch, a.seq
-    lengths = read_lengths(a.lengths, seq) if a.lengths else None
-    generator = torch.Generator().manual_seed(100)
-    next_row = [0]
-
-    def make_batch():
-        if lengths is None:
-            n = [seq] * b
-        else:
-            n = [lengths[(next_row[0] + i) % len(lengths)] for i in range(b)]
-            next_row[0] += b
-        width = seq if a.padding == "max_length" else max(n)
-        ids = torch.randint(deb.FIRST_WORD, words_end, (b, width), generator=generator)
-        ids[:, 0] = CLS
-        mask = torch.zeros(b, width, dtype=torch.long)
-        for i, length in enumerate(n):
-            mask[i, :length] = 1
-            ids[i, length:] = PAD
-        labels = torch.randint(0, 2, (b,), generator=generator)
-        return {"input_ids": ids, "token_type_ids": torch.zeros_like(ids), "attention_mask": mask,
-                "labels": labels}, sum(n)
-
-    def step():
-        batch, real = make_batch()
-        with torch.autocast("cpu", dtype=torch.bfloat16) if a.bf16 else contextlib.nullcontext():
-            loss = model(batch)
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        return float(loss), real
-
-    for _ in range(a.warmup):
-        step()
-    times, tokens, loss = [], 0, float("nan")
-    for _ in range(a.steps):
-        t = time.perf_counter()
-        loss, real = step()
-        times.append(time.perf_counter() - t)
-        tokens += real
-    total = sum(times)
-    peak_rss_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20  # KiB on Linux
-    print("RESULT " + json.dumps({
-        "samples_per_s": b * a.steps / total, "tokens_per_s": tokens / total,
-        "step_seconds_median": statistics.median(times), "peak_rss_gib": round(peak_rss_gib, 3),
-        "threads": a.threads, "preset": a.preset, "batch": b, "seq": seq, "padding": a.padding,
-        "lengths": a.lengths, "steps": a.steps, "warmup": a.warmup, "bf16": a.bf16, "loss": loss,
-        "parameters": sum(p.numel() for p in model.parameters()), "torch": torch.__version__}), flush=True)
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bench-one", action="store_true", help="one training benchmark; prints RESULT {json}")
-    ap.add_argument("--preset", default="base", choices=PRESETS)
-    ap.add_argument("--nproc", type=int, default=1, choices=[1], help="processes (only 1)")
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--seq", type=int, default=128)
-    ap.add_argument("--steps", type=int, default=5, help="timed steps")
-    ap.add_argument("--warmup", type=int, default=2, help="untimed steps first")
-    ap.add_argument("--lengths", metavar="FILE", help="one real sequence length per line (e.g. "
-                    "mrpc_train_lengths.txt); rows beyond --seq are truncated to it")
-    ap.add_argument("--padding", default="max_length", choices=["max_length", "longest"],
-                    help="pad every batch to --seq or to its longest row (dynamic padding)")
-    ap.add_argument("--bf16", action="store_true", help="forward and loss under torch.autocast(cpu, bfloat16)")
-    a = ap.parse_args()
-    if a.batch < 1 or a.seq < 1 or a.steps < 1 or a.warmup < 0 or a.threads < 1:
-        ap.error("--batch, --seq, --steps and --threads must be >= 1, --warmup >= 0")
-    if not a.bench_one:
-        ap.print_help()
-        return
-    bench_one(a)
+    bench.bench_one(a, model, deb.base.adamw(model, lr=1e-5), (deb.FIRST_WORD, words_end), CLS, PAD,
+                    config["max_position_embeddings"])
 
 
 if __name__ == "__main__":

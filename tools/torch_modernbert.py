@@ -26,18 +26,14 @@ over the timed steps, step_seconds_median, peak_rss_gib (ru_maxrss of this proce
 Needs Debian's python3-torch (/usr/bin/python3); set OPENBLAS_CORETYPE / OMP_WAIT_POLICY in the
 environment as bench/encoder_vs_pytorch.sh does.
 """
-import argparse
-import json
 import os
-import resource
-import statistics
 import sys
-import time
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_modernbert_references as mb  # noqa: E402
+import torch_classifier_bench as bench  # noqa: E402
 
 
 def hf_config(layers, hidden, heads, inter, vocab, positions, specials):
@@ -65,98 +61,18 @@ PRESETS = {
 }
 
 
-def read_lengths(path, seq):
-    lengths = []
-    for line in open(path):
-        line = line.strip()
-        if line and not line.startswith("#"):
-            n = int(line)
-            if n < 1:
-                raise ValueError(f"{path}: length {n} < 1")
-            lengths.append(min(n, seq))
-    if not lengths:
-        raise ValueError(f"{path}: no lengths")
-    return lengths
-
-
-def bench_one(a):
+def main():
+    a = bench.parse_args(__doc__.split("\n\n")[0], PRESETS)
+    if a is None:
+        return
     torch.set_num_threads(a.threads)
     config = PRESETS[a.preset]
-    if a.seq > config["max_position_embeddings"]:
-        raise SystemExit(f"--seq {a.seq} > max_position_embeddings {config['max_position_embeddings']}")
     torch.manual_seed(0)
     model = mb.ModernBertForSequenceClassification(config)
     mb.init_weights(model)
-    model.train()  # every dropout probability is 0
-    optimizer = mb.base.adamw(model, lr=1e-5)
-    b, seq, pad, cls = a.batch, a.seq, config["pad_token_id"], config["cls_token_id"]
-    lengths = read_lengths(a.lengths, seq) if a.lengths else None
-    generator = torch.Generator().manual_seed(100)
-    next_row = [0]
-
-    def make_batch():
-        if lengths is None:
-            n = [seq] * b
-        else:
-            n = [lengths[(next_row[0] + i) % len(lengths)] for i in range(b)]
-            next_row[0] += b
-        width = seq if a.padding == "max_length" else max(n)
-        ids = torch.randint(0, cls, (b, width), generator=generator)  # words: the ids below the specials
-        ids[:, 0] = cls
-        mask = torch.zeros(b, width, dtype=torch.long)
-        for i, length in enumerate(n):
-            mask[i, :length] = 1
-            ids[i, length:] = pad
-        labels = torch.randint(0, 2, (b,), generator=generator)
-        return {"input_ids": ids, "attention_mask": mask, "labels": labels}, sum(n)
-
-    def step():
-        batch, real = make_batch()
-        loss = model(batch)
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        return float(loss), real
-
-    for _ in range(a.warmup):
-        step()
-    times, tokens, loss = [], 0, float("nan")
-    for _ in range(a.steps):
-        t = time.perf_counter()
-        loss, real = step()
-        times.append(time.perf_counter() - t)
-        tokens += real
-    total = sum(times)
-    peak_rss_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20  # KiB on Linux
-    print("RESULT " + json.dumps({
-        "samples_per_s": b * a.steps / total, "tokens_per_s": tokens / total,
-        "step_seconds_median": statistics.median(times), "peak_rss_gib": round(peak_rss_gib, 3),
-        "threads": a.threads, "preset": a.preset, "batch": b, "seq": seq, "padding": a.padding,
-        "lengths": a.lengths, "steps": a.steps, "warmup": a.warmup, "loss": loss,
-        "parameters": sum(p.numel() for p in model.parameters()), "torch": torch.__version__}), flush=True)
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bench-one", action="store_true", help="one training benchmark; prints RESULT {json}")
-    ap.add_argument("--preset", default="base", choices=PRESETS)
-    ap.add_argument("--nproc", type=int, default=1, choices=[1], help="processes (only 1)")
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--seq", type=int, default=128)
-    ap.add_argument("--steps", type=int, default=5, help="timed steps")
-    ap.add_argument("--warmup", type=int, default=2, help="untimed steps first")
-    ap.add_argument("--lengths", metavar="FILE", help="one real sequence length per line (e.g. "
-                    "mrpc_train_lengths.txt); rows beyond --seq are truncated to it")
-    ap.add_argument("--padding", default="max_length", choices=["max_length", "longest"],
-                    help="pad every batch to --seq or to its longest row (dynamic padding)")
-    a = ap.parse_args()
-    if a.batch < 1 or a.seq < 1 or a.steps < 1 or a.warmup < 0 or a.threads < 1:
-        ap.error("--batch, --seq, --steps and --threads must be >= 1, --warmup >= 0")
-    if not a.bench_one:
-        ap.print_help()
-        return
-    bench_one(a)
+    cls = config["cls_token_id"]  # words: the ids below the specials
+    bench.bench_one(a, model, mb.base.adamw(model, lr=1e-5), (0, cls), cls, config["pad_token_id"],
+                    config["max_position_embeddings"])
 
 
 if __name__ == "__main__":

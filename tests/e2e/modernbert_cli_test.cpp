@@ -123,10 +123,7 @@ TEST(ModernBertTasks, QuestionAnsweringAndTokenClassificationTrainAlikeOnOneAndT
   const std::string tokenizer = (fixtures_dir() / "tokenizers/roberta_bpe").string();
   const fs::path squad = fixtures_dir() / "squad_tiny";
   const fs::path ner = fixtures_dir() / "ner_tiny";
-  struct Task {
-    std::string name, arguments, head, predictions;
-  };
-  const std::vector<Task> tasks = {
+  const std::vector<ScriptTask> tasks = {
       {"squad",
        fmt::format("--task_name squad --train_file {} --validation_file {} --doc_stride 16 --do_eval",
                    (squad / "train.json").string(), (squad / "dev.json").string()),
@@ -135,29 +132,7 @@ TEST(ModernBertTasks, QuestionAnsweringAndTokenClassificationTrainAlikeOnOneAndT
        fmt::format("--task_name ner --train_file {} --validation_file {} --test_file {} --do_eval --do_predict",
                    (ner / "train.txt").string(), (ner / "test.txt").string(), (ner / "test.txt").string()),
        "ModernBertForTokenClassification", "predictions.txt"}};
-  for (const Task& task : tasks) {
-    std::vector<std::pair<long, double>> single;
-    for (const int workers : {1, 2}) {
-      SCOPED_TRACE(task.name + ", " + std::to_string(workers) + " worker(s)");
-      const fs::path out = dir / fmt::format("{}{}", task.name, workers);
-      const CliRun result = run_shmtrain(fmt::format(
-          "train --do_train {} --config_name {} --tokenizer_name {} --output_dir {} --max_seq_length 64"
-          " --per_device_train_batch_size {} --per_device_eval_batch_size 4 --nproc_per_node {} --learning_rate 1e-3"
-          " --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0 --seed 3",
-          task.arguments, config.string(), tokenizer, out.string(), 8 / workers, workers));
-      ASSERT_EQ(result.exit_code, 0) << result.output();
-      EXPECT_NE(result.out.find(task.head), std::string::npos) << result.out;
-      const auto losses = metric_by_step(out / "metrics.jsonl", "loss");
-      ASSERT_FALSE(losses.empty());
-      if (workers == 1) {
-        single = losses;
-      } else {
-        expect_same_losses(losses, single);
-      }
-      EXPECT_TRUE(fs::exists(out / task.predictions));
-      EXPECT_EQ(nlohmann::json::parse(read_file(out / "config.json")).at("architectures")[0], task.head);
-    }
-  }
+  expect_tasks_train_alike(dir, config, tokenizer, tasks);
 }
 
 }  // namespace

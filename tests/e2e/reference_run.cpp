@@ -208,4 +208,32 @@ std::vector<double> logged_losses(const std::filesystem::path& metrics) {
   return out;
 }
 
+void expect_tasks_train_alike(const TempDir& dir, const std::filesystem::path& config, const std::string& tokenizer,
+                              const std::vector<ScriptTask>& tasks, const std::vector<std::string>& also_written) {
+  for (const ScriptTask& task : tasks) {
+    std::vector<std::pair<long, double>> single;
+    for (const int workers : {1, 2}) {
+      SCOPED_TRACE(task.name + ", " + std::to_string(workers) + " worker(s)");
+      const std::filesystem::path out = dir / fmt::format("{}{}", task.name, workers);
+      const CliRun result = run_shmtrain(fmt::format(
+          "train --do_train {} --config_name {} --tokenizer_name {} --output_dir {} --max_seq_length 64"
+          " --per_device_train_batch_size {} --per_device_eval_batch_size 4 --nproc_per_node {} --learning_rate 1e-3"
+          " --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0 --seed 3",
+          task.arguments, config.string(), tokenizer, out.string(), 8 / workers, workers));
+      ASSERT_EQ(result.exit_code, 0) << result.output();
+      EXPECT_NE(result.out.find(task.head), std::string::npos) << result.out;
+      const auto losses = metric_by_step(out / "metrics.jsonl", "loss");
+      ASSERT_FALSE(losses.empty());
+      if (workers == 1) {
+        single = losses;
+      } else {
+        expect_same_losses(losses, single);
+      }
+      EXPECT_TRUE(std::filesystem::exists(out / task.predictions)) << task.predictions;
+      for (const std::string& file : also_written) EXPECT_TRUE(std::filesystem::exists(out / file)) << file;
+      EXPECT_EQ(nlohmann::json::parse(read_file(out / "config.json")).at("architectures")[0], task.head);
+    }
+  }
+}
+
 }  // namespace shmtrain::testing

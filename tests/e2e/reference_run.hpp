@@ -34,6 +34,19 @@ std::filesystem::path write_tiny_roberta_config(const TempDir& dir, bool dropout
 // largest relative difference (a failed run is a gtest failure and returns infinity).
 double train_like_the_reference(const ReferenceRun& run, const std::filesystem::path& out, int workers);
 
+// A task command of the Hugging Face example scripts (run_glue, run_qa, run_ner): its arguments,
+// the head class config.json must name, and a file it must write.
+struct ScriptTask {
+  std::string name, arguments, head, predictions;
+};
+
+// Trains each task from random weights (`config`, a config.json, and the tokenizer folder
+// `tokenizer`) on 1 and then 2 workers, global batch 8, and expects the same logged losses on
+// both, the head in config.json, the predictions file and every file of `also_written` in the
+// output folder.
+void expect_tasks_train_alike(const TempDir& dir, const std::filesystem::path& config, const std::string& tokenizer,
+                              const std::vector<ScriptTask>& tasks, const std::vector<std::string>& also_written = {});
+
 // Expects `losses` (metric_by_step's) step for step within 1e-5 relative of `expected`.
 void expect_same_losses(const std::vector<std::pair<long, double>>& losses,
                         const std::vector<std::pair<long, double>>& expected);
