@@ -1,7 +1,11 @@
 #include "relative_tables.hpp"
 
+#include <algorithm>
+
 #include <limits>
 
+#include "backbone.hpp"
+#include "shmtrain/tensor/layernorm.hpp"
 #include "shmtrain/tensor/linear.hpp"
 #include "shmtrain/tensor/parallel.hpp"
 
@@ -150,6 +154,56 @@ void position_tables_backward(LayerScratch& s, const LayerCache& c, const LayerP
   tensor::parallel_blocks(n, 16384, [&](std::int64_t i0, std::int64_t i1) {
     for (std::int64_t i = i0; i < i1; ++i) grad[i] += d_rel[i];
   });
+}
+
+// The backbone's share of DeBERTa's tables: the padded layout's masked embeddings, the shared
+// table normalised before the layers and its gradient taken back after them.
+void Backbone::zero_padding_rows(float* rows, std::int64_t width) const {
+  for (std::size_t i = 0; i < mask_add_.size(); ++i) {
+    if (mask_add_[i] != 0.0f) std::fill_n(rows + static_cast<std::int64_t>(i) * width, width, 0.0f);
+  }
+}
+
+void Backbone::relative_forward() {
+  const std::int64_t rows = relative_.positions.table_rows();
+  const std::int64_t h = config_.hidden_size;
+  const float* table = param("encoder.rel_embeddings.weight");
+  relative_.table = table;
+  if (const float* w = find_in(params_, prefix_ + "encoder.LayerNorm.weight"); w != nullptr) {  // norm_rel_ebd
+    tensor::layernorm_forward(rel_norm_.data(), rel_mean_.data(), rel_rstd_.data(), table, w,
+                              param("encoder.LayerNorm.bias"), rows, h, static_cast<float>(config_.layer_norm_eps));
+    relative_.table = rel_norm_.data();
+  }
+}
+
+void Backbone::plan_relative() {
+  relative_.grad = rel_grad_.data();
+  // The rows the batch's longest sequence reaches (the rows grow with i - j).
+  std::int64_t longest = 1;
+  for (std::int64_t b = 0; b < batch_size_; ++b) {
+    longest = std::max<std::int64_t>(longest, offsets_ != nullptr ? offsets_[b + 1] - offsets_[b] : seq_);
+  }
+  const tensor::RelativePositions& p = relative_.positions;
+  relative_.first = std::min(p.c2p_row(-(longest - 1)), p.p2c_row(-(longest - 1)));
+  relative_.count = std::max(p.c2p_row(longest - 1), p.p2c_row(longest - 1)) - relative_.first + 1;
+  relative_.dropout_p = context_.train ? static_cast<float>(config_.hidden_dropout_prob) : 0.0f;
+  relative_.seed = context_.seed;
+  relative_.step = context_.step;
+}
+
+// The layers' gradients of the (normalised) table, back into rel_embeddings (and its norm).
+void Backbone::relative_backward() {
+  const std::int64_t rows = relative_.positions.table_rows();
+  const std::int64_t h = config_.hidden_size;
+  const float* d_table = rel_grad_.data();
+  if (const float* w = find_in(params_, prefix_ + "encoder.LayerNorm.weight"); w != nullptr) {
+    tensor::layernorm_backward(rel_dx_.data(), grad("encoder.LayerNorm.weight"), grad("encoder.LayerNorm.bias"),
+                               rel_grad_.data(), param("encoder.rel_embeddings.weight"), w, rel_mean_.data(),
+                               rel_rstd_.data(), rows, h);
+    d_table = rel_dx_.data();
+  }
+  float* g = grad("encoder.rel_embeddings.weight");
+  for (std::int64_t i = 0; i < rows * h; ++i) g[i] += d_table[i];
 }
 
 }  // namespace shmtrain::model
