@@ -1,10 +1,10 @@
 #pragma once
-// Internal to model: a DeBERTa layer's position tables (and, in relative_tables.cpp, the
-// Backbone members that prepare the shared table: plan_relative, relative_forward,
-// relative_backward, zero_padding_rows) (encoder_layer.hpp): the shared
+// Internal to model: a DeBERTa layer's position tables (encoder_layer.hpp): the shared
 // relative-position embeddings, dropped with this layer's mask and projected by its key and
 // query linears, Kr and Qr, and their backward. Only the rows the batch's sequences reach
 // (RelativeEmbeddings::first, count) are projected; the others are never read.
+// relative_tables.cpp also holds the Backbone members that prepare the shared table
+// (plan_relative, relative_forward, relative_backward, zero_padding_rows).
 #include "shmtrain/model/encoder_layer.hpp"
 #include "shmtrain/tensor/disentangled_attention.hpp"
 
