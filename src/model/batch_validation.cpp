@@ -52,6 +52,7 @@ void validate_batch(const data::Batch& rows, const BertConfig& c, const std::str
   validate_layout(rows, source);
   const std::int64_t batch = rows.batch;
   const std::int64_t seq = rows.seq;
+  const std::int64_t choices = rows.choices;
   const auto& [input_ids, token_type_ids, labels, targets, start_positions, end_positions] =
       std::tie(rows.input_ids, rows.token_type_ids, rows.labels, rows.targets, rows.start_positions,
                rows.end_positions);
@@ -92,21 +93,35 @@ void validate_batch(const data::Batch& rows, const BertConfig& c, const std::str
     }
     return;
   }
-  if (c.head == ModelHead::kTokenClassification) {
-    if (!labels.empty() && labels.size() != n) fail_input("{}: {} token labels for {} tokens", source, labels.size(), n);
+  if (c.head == ModelHead::kTokenClassification || c.head == ModelHead::kMaskedLm) {
+    // Masked LM: a label is the token to predict, an id of the vocabulary.
+    const std::int64_t classes = c.head_outputs();
+    const char* what = c.head == ModelHead::kMaskedLm ? "masked-LM label" : "token label";
+    if (!labels.empty() && labels.size() != n) fail_input("{}: {} {}s for {} tokens", source, labels.size(), what, n);
     for (std::size_t i = 0; i < labels.size(); ++i) {
-      if (labels[i] != data::kIgnoredLabel && (labels[i] < 0 || labels[i] >= c.num_labels())) {
-        fail_input("{}: row {}: token label {} is outside [0, {})", source, row_of(rows, i), labels[i], c.num_labels());
+      if (labels[i] != data::kIgnoredLabel && (labels[i] < 0 || labels[i] >= classes)) {
+        fail_input("{}: row {}: {} {} is outside [0, {})", source, row_of(rows, i), what, labels[i], classes);
       }
     }
     return;
   }
-  if (!labels.empty() && labels.size() != static_cast<std::size_t>(batch)) {
-    fail_input("{}: {} labels for {} rows", source, labels.size(), batch);
+  std::int64_t examples = batch;
+  std::int64_t classes = c.num_labels();
+  if (c.head == ModelHead::kMultipleChoice) {  // a label per example: the index of its right choice
+    if (choices < 1 || batch % choices != 0) {
+      fail_input("{}: {} rows are not whole examples of {} choices", source, batch, choices);
+    }
+    examples = batch / choices;
+    classes = choices;
+  }
+  if (!labels.empty() && labels.size() != static_cast<std::size_t>(examples)) {
+    fail_input("{}: {} labels for {} {}", source, labels.size(), examples,
+               c.head == ModelHead::kMultipleChoice ? "examples" : "rows");
   }
   for (std::size_t b = 0; b < labels.size(); ++b) {
-    if (labels[b] < 0 || labels[b] >= c.num_labels()) {
-      fail_input("{}: row {}: label {} is outside [0, {})", source, b, labels[b], c.num_labels());
+    if (labels[b] < 0 || labels[b] >= classes) {
+      fail_input("{}: {} {}: label {} is outside [0, {})", source,
+                 c.head == ModelHead::kMultipleChoice ? "example" : "row", b, labels[b], classes);
     }
   }
 }

@@ -10,8 +10,16 @@ namespace shmtrain::model {
 std::string BertConfig::architecture() const {
   const char* head_name = head == ModelHead::kQuestionAnswering     ? "ForQuestionAnswering"
                           : head == ModelHead::kTokenClassification ? "ForTokenClassification"
+                          : head == ModelHead::kMaskedLm            ? "ForMaskedLM"
+                          : head == ModelHead::kMultipleChoice      ? "ForMultipleChoice"
                                                                      : "ForSequenceClassification";
   return std::string(architecture_of(*this).class_prefix) + head_name;
+}
+
+std::int64_t BertConfig::head_outputs() const {
+  if (head == ModelHead::kMultipleChoice) return 1;
+  if (head == ModelHead::kMaskedLm) return vocab_size;
+  return num_labels();
 }
 
 std::int64_t BertConfig::max_sequence_length() const { return usable_positions(*this); }
@@ -123,6 +131,20 @@ void BertConfig::validate(const std::string& source) const {
         "{}: question answering needs num_labels 2 (the start and end logits of qa_outputs), but the "
         "config has {} labels",
         source, num_labels());
+  }
+  if (head == ModelHead::kMaskedLm && arch->masked_lm.dense == nullptr) {
+    fail_input("{}: masked-LM training of {} models is not supported ({}ForMaskedLM); shmtrain trains the masked-LM "
+               "heads of BERT, DistilBERT, RoBERTa, XLM-R, CamemBERT and ModernBERT",
+               source, arch->display_name, arch->class_prefix);
+  }
+  if (head == ModelHead::kMaskedLm && !tie_word_embeddings) {
+    fail_input("{}: tie_word_embeddings false is not supported: shmtrain's masked-LM decoder is the word-embedding "
+               "matrix, as in every released checkpoint of these families",
+               source);
+  }
+  if (head == ModelHead::kMultipleChoice && arch->multiple_choice == ChoiceHead::kNone) {
+    fail_input("{}: multiple choice with {} models is not supported ({}ForMultipleChoice)", source,
+               arch->display_name, arch->class_prefix);
   }
 }
 

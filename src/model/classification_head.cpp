@@ -16,17 +16,24 @@ ClassificationHead::ClassificationHead(const BertConfig& config, const ParamTabl
                                        std::span<float> params, std::span<float> grads)
     : config_(config),
       mean_pooling_(config.classifier_pooling == "mean"),
-      dropout_first_(architecture_of(config).pooler_input_dropout != nullptr),
+      dropout_first_(architecture_of(config).pooler_input_dropout != nullptr && !encoder_pooler(config)),
       dense_(config, table, params, grads) {
-  const std::string classifier = architecture_of(config).classifier;
+  const std::string classifier =
+      config.head == ModelHead::kMultipleChoice ? "classifier" : architecture_of(config).classifier;
   classifier_w_ = params.data() + table.at(classifier + ".weight").offset;
   classifier_b_ = params.data() + table.at(classifier + ".bias").offset;
   d_classifier_w_ = grads.data() + table.at(classifier + ".weight").offset;
   d_classifier_b_ = grads.data() + table.at(classifier + ".bias").offset;
 }
 
+bool ClassificationHead::encoder_pooler(const BertConfig& config) {
+  return config.head == ModelHead::kMultipleChoice &&
+         architecture_of(config).multiple_choice == ChoiceHead::kEncoderPooler;
+}
+
 float ClassificationHead::dropout_p() const {
   if (!context_.train) return 0.0f;
+  if (encoder_pooler(config_)) return static_cast<float>(config_.hidden_dropout_prob);  // RobertaForMultipleChoice
   return static_cast<float>(config_.*architecture_of(config_).classifier_dropout);
 }
 
@@ -55,7 +62,7 @@ float ClassificationHead::forward(const float* hidden, const data::Batch& batch,
   context_ = context;
   const std::int64_t b_size = batch.batch;
   const std::int64_t h = config_.hidden_size;
-  const std::int64_t labels = config_.num_labels();
+  const std::int64_t labels = config_.head_outputs();
   for (auto* v : {&cls_, &cls_dropped_, &pooled_dropped_, &dpooled_, &dcls_}) fit(*v, b_size * h);
   for (auto* v : {&logits_, &probs_}) fit(*v, b_size * labels);
 
@@ -93,6 +100,10 @@ float ClassificationHead::forward(const float* hidden, const data::Batch& batch,
     return tensor::mse_forward(logits_.data(), batch.targets.data(), b_size);
   }
   if (batch.labels.empty()) return std::numeric_limits<float>::quiet_NaN();
+  if (config_.head == ModelHead::kMultipleChoice) {  // the (B, 1) scores viewed as (examples, choices)
+    return tensor::cross_entropy_forward(probs_.data(), logits_.data(), batch.labels.data(), b_size / batch.choices,
+                                         batch.choices);
+  }
   return tensor::cross_entropy_forward(probs_.data(), logits_.data(), batch.labels.data(), b_size, labels);
 }
 
@@ -100,11 +111,14 @@ void ClassificationHead::backward(float* dhidden, float loss_scale) {
   const data::Batch& batch = *batch_;
   const std::int64_t b_size = batch.batch;
   const std::int64_t h = config_.hidden_size;
-  const std::int64_t labels = config_.num_labels();
+  const std::int64_t labels = config_.head_outputs();
 
   std::vector<float>& dlogits = probs_;  // the loss backward overwrites the cached softmax in place
   if (config_.is_regression()) {
     tensor::mse_backward(dlogits.data(), logits_.data(), batch.targets.data(), b_size, loss_scale);
+  } else if (config_.head == ModelHead::kMultipleChoice) {
+    tensor::cross_entropy_backward(dlogits.data(), probs_.data(), batch.labels.data(), b_size / batch.choices,
+                                   batch.choices, loss_scale);
   } else {
     tensor::cross_entropy_backward(dlogits.data(), probs_.data(), batch.labels.data(), b_size, labels, loss_scale);
   }

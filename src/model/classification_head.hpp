@@ -7,6 +7,9 @@
 // seq_classif_dropout), RoBERTa's classifier.dense (tanh; W_c = classifier.out_proj, and the
 // pooled row is dropped out before the dense layer as well), ModernBERT's head (GELU, norm;
 // classifier_dropout). Loss: cross-entropy, or MSE when num_labels == 1.
+// Multiple choice (<Family>ForMultipleChoice): the same on every choice's row with one output
+// (classifier, H -> 1; RoBERTa: its encoder pooler instead of its classification head's dense
+// layer), the (B, 1) scores viewed as (B / choices, choices), cross-entropy over the choices.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -26,13 +29,18 @@ class ClassificationHead final : public TaskHead {
   float forward(const float* hidden, const data::Batch& batch, const StepContext& context) override;
   void backward(float* dhidden, float loss_scale) override;
   std::span<const float> logits() const override { return logits_; }
+  // Multiple choice: b is an example, its choices' scores.
   std::span<const float> row_logits(std::int64_t b) const override {
-    const auto labels = static_cast<std::size_t>(config_.num_labels());
-    return std::span<const float>(logits_).subspan(static_cast<std::size_t>(b) * labels, labels);
+    const auto width = static_cast<std::size_t>(config_.head == ModelHead::kMultipleChoice
+                                                    ? batch_->choices
+                                                    : config_.num_labels());
+    return std::span<const float>(logits_).subspan(static_cast<std::size_t>(b) * width, width);
   }
   std::int64_t first_offset() const override { return dense_.first_offset(); }
 
  private:
+  // RoBERTa's multiple choice: the encoder's pooler, no dropout before it.
+  static bool encoder_pooler(const BertConfig& config);
   float dropout_p() const;        // before the classifier
   float input_dropout_p() const;  // before the dense layer, where the family has one
 

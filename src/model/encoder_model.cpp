@@ -2,6 +2,7 @@
 
 #include "backbone.hpp"
 #include "classification_head.hpp"
+#include "masked_lm_head.hpp"
 #include "qa_head.hpp"
 #include "token_head.hpp"
 
@@ -12,6 +13,8 @@ EncoderModel::EncoderModel(const BertConfig& config, const ParamTable& table, st
     : config_(config), backbone_(std::make_unique<Backbone>(config, table, params, grads)) {
   if (config.head == ModelHead::kQuestionAnswering) {
     head_ = std::make_unique<QaHead>(config, table, params, grads);
+  } else if (config.head == ModelHead::kMaskedLm) {
+    head_ = std::make_unique<MaskedLmHead>(config, table, params, grads);
   } else if (config.head == ModelHead::kTokenClassification) {
     head_ = std::make_unique<TokenHead>(config, table, params, grads);
   } else {

@@ -34,6 +34,12 @@ std::vector<std::string> candidate_names(const std::string& name, std::string_vi
 // head's.
 bool is_head(const std::string& name, const Architecture& arch) {
   if (name.starts_with("classifier.") || name.starts_with("qa_outputs.")) return true;
+  // A base checkpoint lacks the masked-LM transform and bias (BertForMaskedLM initialises them),
+  // and RoBERTa's MLM checkpoints the pooler its multiple-choice head uses.
+  const auto module = [&](const char* m) { return m != nullptr && name.starts_with(std::string(m) + "."); };
+  if (module(arch.masked_lm.dense) || module(arch.masked_lm.norm)) return true;
+  if (arch.masked_lm.bias != nullptr && name == arch.masked_lm.bias) return true;
+  if (module(arch.choice_pooler)) return true;
   if (!arch.pooler_is_head) return false;
   return name.starts_with(std::string(arch.pooler) + ".") ||
          (arch.pooler_norm != nullptr && name.starts_with(std::string(arch.pooler_norm) + "."));

@@ -43,6 +43,17 @@ void ParamTable::add_head(const BertConfig& c) {
   } else if (c.head == ModelHead::kTokenClassification) {  // <Family>ForTokenClassification: no pooler
     if (arch.token_heads_use_pooler) pooler();
     add_linear("classifier", c.num_labels(), h, true);
+  } else if (c.head == ModelHead::kMaskedLm) {  // the decoder's weight is the word embeddings'
+    add_linear(arch.masked_lm.dense, h, h, c.classifier_bias);
+    add_norm(arch.masked_lm.norm, h, c.norm_bias);
+    if (c.decoder_bias) add(arch.masked_lm.bias, {c.vocab_size}, ParamKind::kBias);
+  } else if (c.head == ModelHead::kMultipleChoice) {  // one score per choice
+    if (arch.multiple_choice == ChoiceHead::kEncoderPooler) {
+      add_linear(arch.choice_pooler, h, h, true);
+    } else {
+      pooler();
+    }
+    add_linear("classifier", 1, h, true);
   } else {
     pooler();
     add_linear(arch.classifier, c.num_labels(), h, true);

@@ -10,18 +10,28 @@
 
 namespace shmtrain::model {
 
-PredictionHead::PredictionHead(const BertConfig& config, const ParamTable& table, std::span<float> params,
-                               std::span<float> grads)
-    : hidden_(config.hidden_size),
-      activation_(static_cast<int>(architecture_of(config).pooler_activation)),
-      eps_(static_cast<float>(config.layer_norm_eps)) {
+DenseBlock classifier_block(const BertConfig& config) {
   const Architecture& arch = architecture_of(config);
+  if (config.head == ModelHead::kMultipleChoice && arch.multiple_choice == ChoiceHead::kEncoderPooler) {
+    return {arch.choice_pooler, nullptr, Activation::kTanh};
+  }
+  return {arch.pooler, arch.pooler_norm, arch.pooler_activation};
+}
+
+DenseBlock masked_lm_block(const BertConfig& config) {
+  const MaskedLmModules& m = architecture_of(config).masked_lm;
+  return {m.dense, m.norm, Activation::kGelu};
+}
+
+PredictionHead::PredictionHead(const BertConfig& config, const DenseBlock& block, const ParamTable& table,
+                               std::span<float> params, std::span<float> grads)
+    : hidden_(config.hidden_size), activation_(block.activation), eps_(static_cast<float>(config.layer_norm_eps)) {
   auto in = [&](std::span<float> arena, const std::string& name) -> float* {
     const ParamEntry* e = table.find(name);
     return e == nullptr ? nullptr : arena.data() + e->offset;
   };
-  const std::string dense = arch.pooler;
-  const std::string norm = arch.pooler_norm != nullptr ? arch.pooler_norm : "";
+  const std::string dense = block.dense;
+  const std::string norm = block.norm != nullptr ? block.norm : "";
   dense_w_ = in(params, dense + ".weight");
   dense_b_ = in(params, dense + ".bias");
   d_dense_w_ = in(grads, dense + ".weight");
@@ -41,7 +51,7 @@ const float* PredictionHead::forward(const float* x, std::int64_t rows) {
   fit(out_, norm_w_ != nullptr ? rows * h : 0);
   for (auto* v : {&mean_, &rstd_}) fit(*v, norm_w_ != nullptr ? rows : 0);
   tensor::linear_forward(pre_.data(), x, dense_w_, dense_b_, rows, h, h);
-  switch (static_cast<Activation>(activation_)) {
+  switch (activation_) {
     case Activation::kTanh:
       tensor::tanh_forward(act_.data(), pre_.data(), rows * h);
       break;
@@ -66,7 +76,7 @@ void PredictionHead::backward(float* dx, float* dout) {
                                rstd_.data(), rows_, h);
     d_act = out_.data();
   }
-  switch (static_cast<Activation>(activation_)) {
+  switch (activation_) {
     case Activation::kTanh:
       tensor::tanh_backward(d_act, d_act, act_.data(), n);
       break;

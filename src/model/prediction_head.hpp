@@ -9,15 +9,32 @@
 #include <span>
 #include <vector>
 
+#include "architectures/architecture.hpp"
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/model/param_table.hpp"
 
 namespace shmtrain::model {
 
+// The block's modules (their ".weight" and, where the table has one, ".bias") and activation.
+struct DenseBlock {
+  const char* dense;
+  const char* norm;  // nullptr: none
+  Activation activation;
+};
+
+// The block before config.head's classifier: the family's pooler, or RoBERTa's encoder pooler
+// for multiple choice (architecture.hpp's ChoiceHead).
+DenseBlock classifier_block(const BertConfig& config);
+// <Family>ForMaskedLM's transform (GELU). REQUIRES: the family has one.
+DenseBlock masked_lm_block(const BertConfig& config);
+
 class PredictionHead {
  public:
   PredictionHead(const BertConfig& config, const ParamTable& table, std::span<float> params,
-                 std::span<float> grads);
+                 std::span<float> grads)
+      : PredictionHead(config, classifier_block(config), table, params, grads) {}
+  PredictionHead(const BertConfig& config, const DenseBlock& block, const ParamTable& table,
+                 std::span<float> params, std::span<float> grads);
 
   // x (rows, H) -> (rows, H), valid until the next forward. x must stay valid until backward.
   const float* forward(const float* x, std::int64_t rows);
@@ -28,7 +45,7 @@ class PredictionHead {
 
  private:
   std::int64_t hidden_;
-  int activation_;  // Activation (model/architectures), kept as int to leave that header out
+  Activation activation_;
   float eps_;
   const float *dense_w_, *dense_b_, *norm_w_, *norm_b_;
   float *d_dense_w_, *d_dense_b_, *d_norm_w_, *d_norm_b_;

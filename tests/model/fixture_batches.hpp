@@ -1,6 +1,7 @@
 #pragma once
 // The batches of a PyTorch reference fixture (batches.json: input_ids, token_type_ids,
-// attention_mask and labels or start/end positions per batch), and the relative L2 difference
+// attention_mask and labels or start/end positions per batch; multiple choice's with a level of
+// choices), and the relative L2 difference
 // the bf16 tests compare gradients with.
 #include <algorithm>
 #include <cmath>
@@ -15,15 +16,18 @@
 
 namespace shmtrain::testing {
 
+// The numbers of nested lists in order (multiple choice's [examples][choices][T] included).
+inline void append_ints(const nlohmann::json& value, std::vector<std::int32_t>& out) {
+  if (!value.is_array()) {
+    out.push_back(value.get<int>());
+    return;
+  }
+  for (const auto& item : value) append_ints(item, out);
+}
+
 inline std::vector<std::int32_t> flat_ints(const nlohmann::json& rows) {
   std::vector<std::int32_t> out;
-  for (const auto& row : rows) {
-    if (row.is_array()) {
-      for (int v : row) out.push_back(v);
-    } else {
-      out.push_back(row.get<int>());
-    }
-  }
+  append_ints(rows, out);
   return out;
 }
 
@@ -34,8 +38,15 @@ inline std::vector<data::Batch> read_fixture_batches(const std::filesystem::path
   const nlohmann::json file = nlohmann::json::parse(read_file(folder / "batches.json"));
   for (const auto& j : file.at("batches")) {
     data::Batch b;
-    b.batch = static_cast<std::int64_t>(j.at("input_ids").size());
-    b.seq = static_cast<std::int64_t>(j.at("input_ids")[0].size());
+    const nlohmann::json& ids = j.at("input_ids");
+    if (ids[0][0].is_array()) {  // multiple choice: [examples][choices][T], rows example-major
+      b.choices = static_cast<std::int64_t>(ids[0].size());
+      b.batch = static_cast<std::int64_t>(ids.size()) * b.choices;
+      b.seq = static_cast<std::int64_t>(ids[0][0].size());
+    } else {
+      b.batch = static_cast<std::int64_t>(ids.size());
+      b.seq = static_cast<std::int64_t>(ids[0].size());
+    }
     b.input_ids = flat_ints(j.at("input_ids"));
     b.token_type_ids = flat_ints(j.at("token_type_ids"));
     b.attention_mask = flat_ints(j.at("attention_mask"));

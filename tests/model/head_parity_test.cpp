@@ -1,7 +1,9 @@
 // BertForQuestionAnswering, DistilBertForSequenceClassification, DistilBertForQuestionAnswering,
-// RobertaForSequenceClassification, RobertaForQuestionAnswering and
-// XLMRobertaForSequenceClassification (padded with id 1, so RoBERTa's positions count from the
-// ids) against PyTorch: tests/fixtures/reference_heads (tools/make_head_references.py) holds each as
+// RobertaForSequenceClassification, RobertaForQuestionAnswering,
+// XLMRobertaForSequenceClassification, the token-classification heads, ModernBERT's, ELECTRA's and
+// DeBERTa's heads, BertForMaskedLM and RobertaForMaskedLM (tied decoders, pre-masked rows:
+// tools/make_mlm_mc_references.py) and BertForMultipleChoice and RobertaForMultipleChoice
+// (XLM-R's rows are padded with id 1, so RoBERTa's positions count from the ids) against PyTorch: tests/fixtures/reference_heads (tools/make_head_references.py) holds each as
 // a tiny HF-format model, 20 batches, and PyTorch's loss, gradient norm, per-parameter
 // gradient norms at step 0 and parameter norms after 20 AdamW steps (lr 1e-3, weight decay
 // 0.01 except biases and LayerNorm modules, clip 1.0, dropout 0). Also the GradientsFinal
@@ -30,6 +32,12 @@ namespace fs = std::filesystem;
 struct Fixture {
   std::string name;
   ModelHead head;
+  // Relative tolerance of the parameter norms after 20 steps. Multiple choice's: its whole
+  // gradient is ~2e-3 at these weights (the choices score alike), so AdamW moves the parameters
+  // whose gradients are ~1e-6 (biases, LayerNorm) by lr per step in the direction of a sum that
+  // cancels to rounding noise; their norms then differ from PyTorch's by ~1.5e-5 (of ~2e-2)
+  // while every loss, gradient norm and step-0 gradient agrees.
+  double final_norm_tolerance = 1e-4;
 };
 
 fs::path folder(const Fixture& f) { return testing::fixtures_dir() / "reference_heads" / f.name; }
@@ -53,6 +61,7 @@ data::Batch half_of(const data::Batch& b, std::int64_t half) {
   data::Batch out;
   out.batch = b.batch / 2;
   out.seq = b.seq;
+  out.choices = b.choices;
   const auto cells = static_cast<std::ptrdiff_t>(out.batch * b.seq);
   const auto first = half * cells;
   out.input_ids.assign(b.input_ids.begin() + first, b.input_ids.begin() + first + cells);
@@ -60,9 +69,10 @@ data::Batch half_of(const data::Batch& b, std::int64_t half) {
   out.attention_mask.assign(b.attention_mask.begin() + first, b.attention_mask.begin() + first + cells);
   const auto rows = [&](const std::vector<std::int32_t>& v) {
     if (v.empty()) return v;
-    return std::vector<std::int32_t>(v.begin() + half * out.batch, v.begin() + (half + 1) * out.batch);
+    const std::int64_t n = b.choices > 0 ? out.batch / b.choices : out.batch;  // multiple choice: per example
+    return std::vector<std::int32_t>(v.begin() + half * n, v.begin() + (half + 1) * n);
   };
-  if (b.labels.size() == b.input_ids.size()) {  // token classification: a label per token
+  if (b.labels.size() == b.input_ids.size()) {  // token classification, masked LM: a label per token
     out.labels.assign(b.labels.begin() + first, b.labels.begin() + first + cells);
     // The global batch's mean over labelled tokens: this half's share of them, times 2 workers.
     const auto labelled = [](auto begin, auto end) { return std::count_if(begin, end, [](int l) { return l != -100; }); };
@@ -133,7 +143,7 @@ void twenty_steps(const Fixture& fixture, int workers) {
     // the last LayerNorm bias under a QA head. Their step-0 gradient is below 1e-7.
     if (ref.at("step0_grad_norms").at(e.name).get<double>() < 1e-7) continue;
     const double expected = ref.at("final_param_norms").at(e.name);
-    EXPECT_NEAR(entry_norm(params, e), expected, 1e-5 + 1e-4 * expected) << e.name;
+    EXPECT_NEAR(entry_norm(params, e), expected, 1e-5 + fixture.final_norm_tolerance * expected) << e.name;
   }
 }
 
@@ -198,7 +208,11 @@ INSTANTIATE_TEST_SUITE_P(Models, HeadParity,
                                            Fixture{"deberta_cls", ModelHead::kSequenceClassification},
                                            Fixture{"deberta_c2p", ModelHead::kSequenceClassification},
                                            Fixture{"deberta_tok", ModelHead::kTokenClassification},
-                                           Fixture{"deberta_qa", ModelHead::kQuestionAnswering}),
+                                           Fixture{"deberta_qa", ModelHead::kQuestionAnswering},
+                                           Fixture{"bert_mlm", ModelHead::kMaskedLm},
+                                           Fixture{"roberta_mlm", ModelHead::kMaskedLm},
+                                           Fixture{"bert_mc", ModelHead::kMultipleChoice, 2e-3},
+                                           Fixture{"roberta_mc", ModelHead::kMultipleChoice, 2e-3}),
                          [](const ::testing::TestParamInfo<Fixture>& param_info) {
                            return param_info.param.name;
                          });

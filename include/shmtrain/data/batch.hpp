@@ -16,6 +16,9 @@ struct Batch {
   std::vector<std::int32_t> input_ids;       // (N): N = B * T padded, the rows' lengths summed packed
   std::vector<std::int32_t> token_type_ids;  // (N); ignored by models without token types
   std::vector<std::int32_t> attention_mask;  // padded (B, T): 1 token, 0 padding; packed: empty
+  // Multiple choice: rows per example (rows [e * choices, (e + 1) * choices) are example e's
+  // choices, in order); labels then holds one class id per example, the right choice. 0 elsewhere.
+  std::int64_t choices = 0;
   // (B) class ids, classification heads; token classification: (N) a class id per token of
   // the layout, kIgnoredLabel (-100, dataset.hpp) on tokens without a loss and on padding.
   std::vector<std::int32_t> labels;
@@ -26,7 +29,7 @@ struct Batch {
   // (B) each row's index in its dataset: its dropout masks are drawn from it, so that they do
   // not depend on the worker or the batch a row lands in. Empty: rows numbered by the model.
   std::vector<std::int64_t> row_ids;
-  // Token classification: the factor on this batch's mean loss that makes the step's gradient
+  // Token classification and masked LM: the factor on this batch's mean loss that makes the step's gradient
   // the mean over the labelled tokens of the whole global batch (every micro-batch of every
   // worker), whatever share of them this batch holds; 1 elsewhere.
   float loss_weight = 1.0f;

@@ -19,7 +19,10 @@ namespace shmtrain::model {
 // The task head on the encoder, as the script picks its AutoModelFor... class: run_glue's
 // sequence classification, run_qa's extractive question answering, run_ner's token
 // classification.
-enum class ModelHead { kSequenceClassification, kQuestionAnswering, kTokenClassification };
+// The task head on the encoder (<Family>For<Head>): masked LM predicts the vocabulary at the
+// labelled tokens (decoder tied to the word embeddings); multiple choice scores each choice's row
+// with one output and takes the softmax over an example's choices (data/batch.hpp's `choices`).
+enum class ModelHead { kSequenceClassification, kQuestionAnswering, kTokenClassification, kMaskedLm, kMultipleChoice };
 
 // Bounds on the sizes config.json may give, checked before anything is allocated: each is far
 // above every released encoder (XLM-R's 250,002 tokens, BERT-large's 24 layers of 1,024) and
@@ -91,6 +94,9 @@ struct BertConfig {
   std::int64_t cls_token_id = 0;
   std::int64_t sep_token_id = 0;
   bool decoder_bias = true;  // the MLM head's, written back as read
+  // The masked-LM decoder is the word-embedding matrix (PretrainedConfig's default); false is
+  // refused for that head.
+  bool tie_word_embeddings = true;
   // DeBERTa-v2/v3 (DebertaV2Config): disentangled attention (tensor/disentangled_attention.hpp)
   // over relative positions, log-bucketed when position_buckets > 0, read from the encoder's
   // rel_embeddings table (2 x position_buckets rows, or 2 x max_relative_positions), LayerNorm'd
@@ -119,6 +125,9 @@ struct BertConfig {
   std::int64_t embedding_width() const { return embedding_size > 0 ? embedding_size : hidden_size; }
   bool projects_embeddings() const { return embedding_width() != hidden_size; }
   bool is_regression() const { return head == ModelHead::kSequenceClassification && num_labels() == 1; }
+  // The head's outputs per row (per token for token heads): num_labels; 1 for multiple choice;
+  // vocab_size for masked LM.
+  std::int64_t head_outputs() const;
   bool has_token_types() const { return type_vocab_size > 0; }
   // An absolute position table: every family but ModernBERT (rotary) and DeBERTa without
   // position_biased_input.

@@ -76,6 +76,21 @@ enum class AttentionKind {
 };
 enum class Activation { kTanh, kRelu, kGelu };
 
+// <Family>ForMaskedLM's head: transform = norm(GELU(dense(x))), then the decoder, whose weight is
+// the word-embedding matrix (tied: not a parameter of its own, not saved) and whose bias is
+// `bias`. dense nullptr: shmtrain has no masked-LM head for the family.
+struct MaskedLmModules {
+  const char* dense;  // "cls.predictions.transform.dense", "lm_head.dense", "vocab_transform"
+  const char* norm;   // "cls.predictions.transform.LayerNorm", "lm_head.layer_norm", ...
+  const char* bias;   // "cls.predictions.bias", "lm_head.bias", "vocab_projector.bias"
+};
+
+// <Family>ForMultipleChoice's head over each choice's row: kSequenceHead, the family's
+// sequence-classification computation with one output (BERT, DistilBERT, ModernBERT, DeBERTa);
+// kEncoderPooler, RoBERTa's: the encoder's pooler (`pooler`, tanh; initialised when a checkpoint
+// lacks it), dropout(hidden_dropout_prob), `classifier`; kNone: not supported.
+enum class ChoiceHead { kNone, kSequenceHead, kEncoderPooler };
+
 struct LayerStructure {
   NormPlacement norm;
   bool first_attention_norm;  // false: layer 0's attention norm is Identity (ModernBERT)
@@ -127,6 +142,9 @@ struct Architecture {
   double BertConfig::*classifier_dropout;
   double BertConfig::*token_dropout;
   double BertConfig::*qa_dropout;
+  MaskedLmModules masked_lm;
+  ChoiceHead multiple_choice;
+  const char* choice_pooler;  // kEncoderPooler's dense layer ("roberta.pooler.dense")
   // nn.Embedding(padding_idx) zeroes the word table's padding row at initialisation (BERT's
   // families); ModernBERT's _init_weights overwrites it with random values.
   bool zero_padding_embedding;

@@ -52,6 +52,9 @@ const Architecture& bert_architecture() {
       .classifier_dropout = &BertConfig::hidden_dropout_prob,
       .token_dropout = &BertConfig::hidden_dropout_prob,
       .qa_dropout = nullptr,  // BertForQuestionAnswering has no dropout before qa_outputs
+      .masked_lm = {"cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm", "cls.predictions.bias"},
+      .multiple_choice = ChoiceHead::kSequenceHead,
+      .choice_pooler = nullptr,
       .zero_padding_embedding = true,
       .init_std = nullptr,
       // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, hidden_act,

@@ -216,6 +216,9 @@ const Architecture& deberta_v2_architecture() {
       .classifier_dropout = &BertConfig::hidden_dropout_prob,
       .token_dropout = &BertConfig::hidden_dropout_prob,
       .qa_dropout = nullptr,  // DebertaV2ForQuestionAnswering has none
+      .masked_lm = {nullptr, nullptr, nullptr},
+      .multiple_choice = ChoiceHead::kSequenceHead,
+      .choice_pooler = nullptr,
       .zero_padding_embedding = true,
       .init_std = nullptr,
       // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, hidden_act,

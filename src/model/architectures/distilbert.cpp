@@ -70,6 +70,9 @@ const Architecture& distilbert_architecture() {
       .classifier_dropout = &BertConfig::seq_classif_dropout,
       .token_dropout = &BertConfig::hidden_dropout_prob,  // DistilBertForTokenClassification: config.dropout
       .qa_dropout = &BertConfig::qa_dropout,
+      .masked_lm = {"vocab_transform", "vocab_layer_norm", "vocab_projector.bias"},
+      .multiple_choice = ChoiceHead::kSequenceHead,
+      .choice_pooler = nullptr,
       .zero_padding_embedding = true,
       .init_std = nullptr,
       // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, hidden_act,

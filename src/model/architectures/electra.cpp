@@ -69,6 +69,9 @@ const Architecture& electra_architecture() {
       .classifier_dropout = &BertConfig::hidden_dropout_prob,
       .token_dropout = &BertConfig::hidden_dropout_prob,
       .qa_dropout = nullptr,  // ElectraForQuestionAnswering has none
+      .masked_lm = {nullptr, nullptr, nullptr},
+      .multiple_choice = ChoiceHead::kNone,
+      .choice_pooler = nullptr,
       .zero_padding_embedding = true,
       .init_std = nullptr,
       // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, hidden_act,

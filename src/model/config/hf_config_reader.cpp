@@ -155,6 +155,7 @@ void read_common_fields(const ConfigObject& config, const Architecture& arch, Be
   config.read("max_position_embeddings", out.max_position_embeddings);
   config.read("initializer_range", out.initializer_range);
   config.read("pad_token_id", out.pad_token_id);
+  config.read("tie_word_embeddings", out.tie_word_embeddings);
 }
 
 }  // namespace

@@ -23,6 +23,8 @@ std::string hf_config_to_json(const BertConfig& config, std::string_view transfo
   fields["pad_token_id"] = config.pad_token_id;
   fields["torch_dtype"] = "float32";  // shmtrain's checkpoints are F32
   fields["vocab_size"] = config.vocab_size;
+  // PretrainedConfig's default (true) is left out, as save_pretrained leaves defaults out.
+  if (!config.tie_word_embeddings) fields["tie_word_embeddings"] = false;
   const Architecture& arch = architecture_of(config);
   const ConfigKeys& k = arch.keys;
   fields[k.hidden_act] = config.hidden_act;
