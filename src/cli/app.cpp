@@ -21,6 +21,13 @@
 namespace shmtrain::cli {
 namespace {
 
+// `train` and the commands that stand for one script (run_mlm, run_swag) take train's flags.
+bool is_train_command(const CLI::App& subcommand) {
+  const std::string& name = subcommand.get_name();
+  return (name == "train" || name == "run_mlm" || name == "run_swag") && subcommand.get_parent() != nullptr &&
+         subcommand.get_parent()->get_parent() == nullptr;
+}
+
 // An option whose value CLI11 reads as a number (its type names INT, UINT, FLOAT, NUMBER, ...):
 // there, "" is no value, where CLI11 would quietly read it as 0.
 bool takes_number(const CLI::Option& option) {
@@ -40,7 +47,7 @@ std::map<std::string, FlagArity> known_flags(const CLI::App& subcommand) {
                         : takes_number(*option)           ? FlagArity::kNumber
                                                           : FlagArity::kValue;
       if (const OptionSpec* spec = find_train_option(name);
-          spec != nullptr && subcommand.get_name() == "train" && subcommand.get_parent()->get_parent() == nullptr &&
+          spec != nullptr && is_train_command(subcommand) &&
           spec->type == OptionType::kSwitch) {
         arity = FlagArity::kOptionalSwitch;
       }
@@ -66,7 +73,7 @@ std::vector<std::string> rewrite_arguments(const CLI::App& app, std::vector<std:
     ++first;
   }
   if (subcommand == &app) return args;
-  const bool train = subcommand->get_name() == "train" && subcommand->get_parent() == &app;
+  const bool train = is_train_command(*subcommand);
   ArgumentRewrite rewrite = rewrite_hf_arguments(std::span(args).subspan(first), known_flags(*subcommand), train);
   if (launch::mpi_launcher_rank() == 0) {
     for (const std::string& note : rewrite.notes) fmt::print(stderr, "shmtrain: note: {}\n", note);
@@ -82,6 +89,12 @@ std::vector<Command> add_commands(CLI::App& app) {
   return {
       add_info_command(app),  add_tokenize_command(app), add_topo_command(app),
       add_bench_command(app), add_train_command(app),    add_report_command(app),
+      add_train_command(app, "run_mlm",
+                        "run_mlm.py's job: masked-LM training on text (train --task_name mlm); its flags as train's",
+                        "mlm"),
+      add_train_command(app, "run_swag",
+                        "run_swag.py's job: multiple choice on SWAG (train --task_name swag); its flags as train's",
+                        "swag"),
   };
 }
 

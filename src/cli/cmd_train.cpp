@@ -32,6 +32,7 @@ namespace shmtrain::cli {
 namespace {
 
 struct TrainCommand {
+  std::string default_task;  // run_mlm: "mlm", run_swag: "swag" (the script the command stands for)
   std::string config;
   std::map<std::string, CLI::Option*> flags;  // option name -> its CLI11 option
   PlacementFlags placement;
@@ -62,6 +63,7 @@ train::TrainOptions resolve_options(const TrainCommand& command) {
     if (text.empty() && !bare_allowed) fail_input("--{} needs a value", spec.name);
     spec.set(options, parse_option_text(spec, text), "--" + spec.name);
   }
+  if (options.task_name.empty()) options.task_name = command.default_task;
   resolve_task_defaults(options);
   validate_train_options(options);
   if (launch::mpi_launcher_rank() == 0) {
@@ -197,12 +199,20 @@ int run_train(const TrainCommand& command) {
 }  // namespace
 
 Command add_train_command(CLI::App& app) {
+  return add_train_command(
+      app, "train",
+      "Fine-tune a BERT, DistilBERT, RoBERTa, XLM-RoBERTa, ELECTRA, DeBERTa-v3 or ModernBERT model for sequence "
+      "classification (GLUE or your own data), question answering (SQuAD), token classification (NER), masked-LM "
+      "training (--task_name mlm) or multiple choice (--task_name swag), evaluate it and predict; Hugging Face's "
+      "run_glue.py / run_qa.py / run_ner.py / run_mlm.py / run_swag.py flags",
+      "");
+}
+
+Command add_train_command(CLI::App& app, const std::string& name, const std::string& description,
+                          const std::string& default_task) {
   auto command = std::make_shared<TrainCommand>();
-  CLI::App* sub = app.add_subcommand(
-      "train",
-      "Fine-tune a BERT, DistilBERT, RoBERTa or XLM-RoBERTa model for sequence classification (GLUE or your own "
-      "data), question answering (SQuAD) or token classification (NER), evaluate it and predict; Hugging Face's "
-      "run_glue.py / run_qa.py / run_ner.py flags");
+  command->default_task = default_task;
+  CLI::App* sub = app.add_subcommand(name, description);
   sub->add_option("--config", command->config,
                   "TOML file of options (keys as the flags below); flags given here override it");
   const train::TrainOptions defaults;

@@ -48,7 +48,8 @@ std::vector<OptionSpec> make_table() {
           "GLUE task: mrpc, sst2, qqp, qnli, rte, cola, stsb, mnli, wnli, read from --data_dir's TSV files or, without "
           "files, from nyu-mll/glue in the local Hugging Face cache; or squad (question answering: SQuAD v1.1 JSON "
           "files, SQuAD 2.0 with --version_2_with_negative); or ner, pos, chunk (token classification, run_ner's "
-          "CoNLL or JSON Lines files)"),
+          "CoNLL or JSON Lines files); or mlm (masked-LM training on text, run_mlm's); or swag (multiple choice, "
+          "run_swag's)"),
       option("dataset_name", &TrainOptions::dataset_name, data,
              "a dataset of the local Hugging Face cache, read from its parquet files: squad, squad_v2, glue "
              "(with --dataset_config_name mrpc, ...), conll2003 or ORG/NAME; nothing is downloaded"),
@@ -103,6 +104,16 @@ std::vector<OptionSpec> make_table() {
              "ner/pos/chunk: names of integer tags, comma-separated, tag i the i-th (e.g. O,B-PER,I-PER)"),
       option("return_entity_level_metrics", &TrainOptions::return_entity_level_metrics, data,
              "ner/pos/chunk: also report precision, recall, F1 and count per entity type"),
+      option("mlm_probability", &TrainOptions::mlm_probability, data,
+             "mlm: the share of tokens masked (of those: 80% the mask token, 10% a random token, 10% kept)"),
+      option("whole_word_mask", &TrainOptions::whole_word_mask, data,
+             "mlm: mask whole words (WordPiece ## continuations, or byte-level / SentencePiece word starts)"),
+      option("line_by_line", &TrainOptions::line_by_line, data,
+             "mlm: each non-blank line one example (truncated), instead of blocks of max_seq_length tokens"),
+      option("validation_split_percentage", &TrainOptions::validation_split_percentage, data,
+             "mlm: without a validation split or file, evaluate on this first percentage of train (and train on the rest)"),
+      option("preprocessing_num_workers", &TrainOptions::preprocessing_num_workers, data,
+             "accepted for run_mlm/run_swag commands; tokenization already uses every core"),
 
       option("output_dir", &TrainOptions::output_dir, run,
              "where the model, metrics.jsonl and checkpoints go (required)"),

@@ -44,8 +44,48 @@ void add_target(Batch& batch, const Example& example, Target target) {
       batch.end_positions.push_back(example.end_position);
       break;
     case Target::kTokens:
+    case Target::kMaskedTokens:
       break;  // laid out with the tokens: add_token_labels
+    case Target::kChoice:
+      batch.labels.push_back(example.label);  // one per example
+      break;
   }
+}
+
+// Multiple choice: each example's choices as rows of their own, example-major. Row ids count
+// choices (example * choices + c), so each choice draws its own dropout masks.
+Dataset choice_rows(const Dataset& dataset, std::span<const std::int64_t> indices, std::vector<std::int64_t>& row_ids,
+                    std::int64_t& choices) {
+  Dataset rows{dataset.source, {}};
+  choices = 0;
+  for (const std::int64_t index : indices) {
+    const Example& example = dataset.examples[static_cast<std::size_t>(index)];
+    const auto n = static_cast<std::int64_t>(example.choice_lengths.size());
+    if (n == 0 || (choices != 0 && n != choices)) {
+      fail_input("{}: example {} has {} choices where the batch's others have {}", dataset.source, index, n, choices);
+    }
+    choices = n;
+    std::size_t first = 0;
+    for (std::int64_t c = 0; c < n; ++c) {
+      const auto length = static_cast<std::size_t>(example.choice_lengths[static_cast<std::size_t>(c)]);
+      if (first + length > example.input_ids.size()) {
+        fail_input("{}: example {}: its choices' lengths exceed its {} tokens", dataset.source, index,
+                   example.input_ids.size());
+      }
+      const auto slice = [&](const std::vector<std::int32_t>& v) {
+        return std::vector<std::int32_t>(v.begin() + static_cast<std::ptrdiff_t>(first),
+                                         v.begin() + static_cast<std::ptrdiff_t>(first + length));
+      };
+      Example row;
+      row.input_ids = slice(example.input_ids);
+      row.token_type_ids = slice(example.token_type_ids);
+      row.attention_mask = slice(example.attention_mask);
+      rows.examples.push_back(std::move(row));
+      row_ids.push_back(index * n + c);
+      first += length;
+    }
+  }
+  return rows;
 }
 
 // Each row's token labels where its tokens are in the layout; padding takes none.
@@ -136,6 +176,24 @@ Padding parse_padding(const std::string& value, const std::string& key) {
 
 Batch collate(const Dataset& dataset, std::span<const std::int64_t> indices, std::size_t max_seq_length,
               Padding padding, std::int32_t pad_id, Target target) {
+  if (target == Target::kChoice) {
+    for (const std::int64_t index : indices) {
+      if (index < 0 || index >= static_cast<std::int64_t>(dataset.examples.size())) {
+        fail_input("{}: row index {} is outside the dataset's {} rows", dataset.source, index, dataset.examples.size());
+      }
+    }
+    std::vector<std::int64_t> row_ids;
+    std::int64_t choices = 0;
+    const Dataset rows = choice_rows(dataset, indices, row_ids, choices);
+    std::vector<std::int64_t> all(rows.examples.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::int64_t>(i);
+    Batch batch = collate(rows, all, max_seq_length, padding, pad_id, Target::kClass);
+    batch.labels.clear();
+    batch.row_ids = std::move(row_ids);
+    batch.choices = choices;
+    for (const std::int64_t index : indices) add_target(batch, dataset.examples[static_cast<std::size_t>(index)], target);
+    return batch;
+  }
   const std::size_t longest = check_rows(dataset, indices, max_seq_length);
   Batch batch;
   batch.batch = static_cast<std::int64_t>(indices.size());
@@ -148,7 +206,7 @@ Batch collate(const Dataset& dataset, std::span<const std::int64_t> indices, std
   batch.row_ids.assign(indices.begin(), indices.end());
   for (const std::int64_t index : indices)
     add_target(batch, dataset.examples[static_cast<std::size_t>(index)], target);
-  if (target == Target::kTokens) add_token_labels(batch, dataset, indices);
+  if (target == Target::kTokens || target == Target::kMaskedTokens) add_token_labels(batch, dataset, indices);
   return batch;
 }
 

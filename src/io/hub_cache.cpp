@@ -254,11 +254,13 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kModelPre
     {"roberta-", "FacebookAI"},
     {"xlm-roberta-", "FacebookAI"},
 }};
-constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kDatasetMoves{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kDatasetMoves{{
     {"squad", "rajpurkar/squad"},
     {"squad_v2", "rajpurkar/squad_v2"},
     {"glue", "nyu-mll/glue"},
     {"conll2003", "eriktks/conll2003"},
+    {"wikitext", "Salesforce/wikitext"},
+    {"swag", "allenai/swag"},
 }};
 
 // The other name of a moved repo: legacy -> organisation's, organisation's -> legacy.

@@ -21,10 +21,11 @@ namespace fs = std::filesystem;
 constexpr std::string_view kParquetExport = "refs/convert/parquet";
 
 // The config each moved dataset's parquet is stored under (its folder on the Hub).
-constexpr std::array<std::pair<std::string_view, std::string_view>, 3> kDefaultConfigs{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kDefaultConfigs{{
     {"rajpurkar/squad", "plain_text"},
     {"rajpurkar/squad_v2", "squad_v2"},
     {"eriktks/conll2003", "conll2003"},
+    {"allenai/swag", "regular"},  // run_swag's load_dataset("swag", "regular")
 }};
 // nyu-mll/glue's configs: run_glue's task names and MNLI's two evaluation-only halves.
 constexpr std::array<std::string_view, 12> kGlueConfigs{

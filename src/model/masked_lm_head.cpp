@@ -35,7 +35,7 @@ float MaskedLmHead::forward(const float* hidden, const data::Batch& batch, const
     if (batch.labels[i] != data::kIgnoredLabel) labelled_.push_back(static_cast<std::int64_t>(i));
   }
   const auto m = static_cast<std::int64_t>(labelled_.size());
-  fit(row_losses_, batch.batch * 2);
+  fit(row_losses_, batch.batch * 3);
   std::fill(row_losses_.begin(), row_losses_.end(), 0.0f);
   if (batch.labels.empty()) return std::numeric_limits<float>::quiet_NaN();
   if (m == 0) return 0.0f;  // PyTorch gives NaN; a batch without labelled tokens adds nothing
@@ -47,14 +47,17 @@ float MaskedLmHead::forward(const float* hidden, const data::Batch& batch, const
   tensor::linear_forward(probs_.data(), transformed_, embeddings_, bias_, m, h, v);
   // Softmax and cross-entropy per labelled token, each row by one thread, in double.
   fit(token_loss_, m);
+  fit(token_hit_, m);
   tensor::parallel_blocks(m, 4, [&](std::int64_t r0, std::int64_t r1) {
     for (std::int64_t r = r0; r < r1; ++r) {
       float* z = probs_.data() + r * v;
-      const float max = *std::max_element(z, z + v);
+      const float* top = std::max_element(z, z + v);  // the first of equal maxima, as torch's argmax
+      const float max = *top;
       double sum = 0;
       for (std::int64_t k = 0; k < v; ++k) sum += std::exp(static_cast<double>(z[k] - max));
       const std::int32_t label = batch.labels[static_cast<std::size_t>(labelled_[r])];
       token_loss_[r] = std::log(sum) - static_cast<double>(z[label] - max);
+      token_hit_[r] = top - z == label;
       const double inverse = 1.0 / sum;
       for (std::int64_t k = 0; k < v; ++k) z[k] = static_cast<float>(std::exp(static_cast<double>(z[k] - max)) * inverse);
     }
@@ -64,8 +67,9 @@ float MaskedLmHead::forward(const float* hidden, const data::Batch& batch, const
   for (std::int64_t r = 0; r < m; ++r) {
     loss += token_loss_[r];
     while (labelled_[r] >= batch.row_begin(b) + batch.row_length(b)) ++b;
-    row_losses_[b * 2] += static_cast<float>(token_loss_[r]);
-    row_losses_[b * 2 + 1] += 1.0f;
+    row_losses_[b * 3] += static_cast<float>(token_loss_[r]);
+    row_losses_[b * 3 + 1] += 1.0f;
+    row_losses_[b * 3 + 2] += static_cast<float>(token_hit_[r]);
   }
   return static_cast<float>(loss / static_cast<double>(m)) * batch.loss_weight;
 }

@@ -25,11 +25,12 @@ class MaskedLmHead final : public TaskHead {
 
   float forward(const float* hidden, const data::Batch& batch, const StepContext& context) override;
   void backward(float* dhidden, float loss_scale) override;
-  // Per row of the batch: {the sum of its labelled tokens' losses, their count}; evaluation
-  // sums them over a dataset (eval_loss = sum / count, as a token mean).
+  // Per row of the batch: {the sum of its labelled tokens' losses, their count, how many of them
+  // the highest logit predicts}; evaluation sums them over a dataset (eval_loss = sum / count,
+  // a token mean; run_mlm's eval_accuracy = predicted / count).
   std::span<const float> logits() const override { return row_losses_; }
   std::span<const float> row_logits(std::int64_t b) const override {
-    return std::span<const float>(row_losses_).subspan(static_cast<std::size_t>(b) * 2, 2);
+    return std::span<const float>(row_losses_).subspan(static_cast<std::size_t>(b) * 3, 3);
   }
   std::int64_t first_offset() const override { return transform_.first_offset(); }
 
@@ -47,7 +48,8 @@ class MaskedLmHead final : public TaskHead {
   const float* transformed_ = nullptr;                     // the transform's output (M, H)
   std::vector<float> probs_;                 // (M, V): softmax, then d(loss)/d(logits)
   std::vector<double> token_loss_;           // (M)
-  std::vector<float> row_losses_;            // (B, 2)
+  std::vector<std::uint8_t> token_hit_;      // (M): the argmax is the label
+  std::vector<float> row_losses_;            // (B, 3)
 };
 
 }  // namespace shmtrain::model

@@ -33,6 +33,8 @@ Prediction Task::predict(const ModelOutputs& /*outputs*/, const std::filesystem:
   fail_input("--do_predict is not implemented for task '{}' yet (it is for ner, pos and chunk)", name_.empty() ? "custom files" : name_);
 }
 
+void Task::prepare_batch(data::Batch& /*batch*/, std::uint64_t /*epoch*/) const {}
+
 double cross_entropy(std::span<const float> logits, std::int32_t label) {
   double max = logits[0];
   for (const float x : logits) max = std::max<double>(max, x);

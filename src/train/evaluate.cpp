@@ -35,6 +35,7 @@ std::vector<float> gather_outputs(model::EncoderModel& model, const task::Task& 
     data::Batch batch = data::collate(dataset, std::span(rows).subspan(first, count),
                                             static_cast<std::size_t>(settings.max_seq_length),
                                             settings.padding, settings.pad_id, task.target());
+    task.prepare_batch(batch, task::Task::kEvaluationEpoch);
     if (!labelled) {
       batch.labels.clear();
       batch.targets.clear();

@@ -44,6 +44,8 @@ std::string task_of(const io::DatasetName& name) {
   if (name.repo_id == "rajpurkar/squad" || name.repo_id == "rajpurkar/squad_v2") return "squad";
   if (name.repo_id == "nyu-mll/glue") return name.config;
   if (name.repo_id == "eriktks/conll2003") return "ner";
+  if (name.repo_id == "Salesforce/wikitext") return "mlm";
+  if (name.repo_id == "allenai/swag") return "swag";
   return "";
 }
 
@@ -65,7 +67,9 @@ std::optional<HubDataset> resolve_hub_dataset(const TrainOptions& options) {
   const bool files = !options.data_dir.empty() || !options.train_file.empty() || !options.validation_file.empty();
   std::string dataset_name = options.dataset_name;
   std::string config_name = options.dataset_config_name;
-  if (dataset_name.empty()) {
+  if (dataset_name.empty() && options.multiple_choice() && !files && options.test_file.empty()) {
+    dataset_name = "swag";  // run_swag.py without files: load_dataset("swag", "regular")
+  } else if (dataset_name.empty()) {
     // run_glue.py: --task_name without files loads load_dataset("nyu-mll/glue", task_name).
     const std::string task = lower(options.task_name);
     const std::vector<std::string>& glue = task::glue_task_names();
@@ -84,7 +88,14 @@ std::optional<HubDataset> resolve_hub_dataset(const TrainOptions& options) {
   out.splits.name = name.config.empty() ? name.repo_id : fmt::format("{} ({})", name.repo_id, name.config);
   const bool mnli = lower(out.task_name) == "mnli";
   if (options.do_train) out.splits.train = io::resolve_dataset_split(name, "train", lookup);
-  if (options.do_eval) {
+  if (options.do_eval && lower(out.task_name) == "mlm") {
+    // run_mlm: a dataset without a validation split evaluates on train[:validation_split_percentage%].
+    try {
+      out.splits.validation = io::resolve_dataset_split(name, "validation", lookup);
+    } catch (const InputError&) {
+      if (out.splits.train.empty()) out.splits.train = io::resolve_dataset_split(name, "train", lookup);
+    }
+  } else if (options.do_eval) {
     out.splits.validation = io::resolve_dataset_split(name, mnli ? "validation_matched" : "validation", lookup);
     if (mnli) out.splits.validation_mismatched = io::resolve_dataset_split(name, "validation_mismatched", lookup);
   }

@@ -47,7 +47,7 @@ void write_results_files(const std::filesystem::path& dir, const std::optional<T
     nlohmann::ordered_json results;
     results["epoch"] = (*eval)["epoch"];
     for (const auto& [key, value] : eval->items()) {
-      if (key.rfind("eval_", 0) == 0) results[key] = value;
+      if (key.rfind("eval_", 0) == 0 || key == "perplexity") results[key] = value;  // run_mlm's perplexity
     }
     io::write_file_atomically(dir / "eval_results.json", as_trainer_writes(results));
     for (const auto& [key, value] : results.items()) all[key] = value;

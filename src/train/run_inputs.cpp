@@ -51,6 +51,8 @@ void locate_model(const TrainOptions& options, fs::path& config, fs::path& weigh
 // id2label from the data. run_qa.py keeps the config's (qa_outputs has num_labels = 2 outputs).
 void apply_labels(const task::Task& task, model::BertConfig& config) {
   const data::LabelSet& labels = task.labels();
+  // run_mlm and run_swag leave the config's labels as the checkpoint has them.
+  if (task.target() == data::Target::kMaskedTokens || task.target() == data::Target::kChoice) return;
   if (task.target() == data::Target::kSpan) {
     config.problem_type.clear();
   } else if (labels.regression) {
@@ -102,6 +104,10 @@ RunInputs load_run_inputs(const TrainOptions& given) {
   if (options.attention_probs_dropout_prob) config.attention_probs_dropout_prob = *options.attention_probs_dropout_prob;
   // run_glue's rule: a max_seq_length the model cannot take is lowered to what it can, with a warning.
   std::int64_t max_seq_length = options.seq_length();
+  const bool script_length = !options.max_seq_length && (options.masked_lm() || options.multiple_choice() ||
+                                                          (dataset && (dataset->task_name == "mlm" || dataset->task_name == "swag")));
+  // run_mlm / run_swag without --max_seq_length: the tokenizer's model_max_length, at most 1,024.
+  if (script_length) max_seq_length = std::min<std::int64_t>(1024, config.max_sequence_length());
   std::vector<std::string> notes;
   if (max_seq_length > config.max_sequence_length()) {
     notes.push_back(fmt::format(
@@ -154,6 +160,11 @@ RunInputs load_run_inputs(const TrainOptions& given) {
   data_options.label_all_tokens = options.label_all_tokens;
   data_options.return_entity_level_metrics = options.return_entity_level_metrics;
   data_options.model_labels = config.id2label;
+  data_options.mlm_probability = options.mlm_probability;
+  data_options.whole_word_mask = options.whole_word_mask;
+  data_options.line_by_line = options.line_by_line;
+  data_options.validation_split_percentage = options.validation_split_percentage;
+  data_options.seed = static_cast<std::uint64_t>(options.seed);
   for (std::size_t begin = 0; begin < options.label_names.size();) {
     const std::size_t comma = std::min(options.label_names.find(',', begin), options.label_names.size());
     data_options.label_names.push_back(options.label_names.substr(begin, comma - begin));
@@ -164,9 +175,11 @@ RunInputs load_run_inputs(const TrainOptions& given) {
 
   // The head is the task's, whatever class the checkpoint was saved from, as run_glue.py and
   // run_qa.py load any checkpoint with AutoModelFor...; config.json records it when written.
-  config.head = task->target() == data::Target::kSpan     ? model::ModelHead::kQuestionAnswering
-                : task->target() == data::Target::kTokens ? model::ModelHead::kTokenClassification
-                                                           : model::ModelHead::kSequenceClassification;
+  config.head = task->target() == data::Target::kSpan           ? model::ModelHead::kQuestionAnswering
+                : task->target() == data::Target::kTokens       ? model::ModelHead::kTokenClassification
+                : task->target() == data::Target::kMaskedTokens ? model::ModelHead::kMaskedLm
+                : task->target() == data::Target::kChoice       ? model::ModelHead::kMultipleChoice
+                                                                 : model::ModelHead::kSequenceClassification;
   config.architectures = {config.architecture()};
   check_token_ranges(task->train(), config, config_path);
   check_token_ranges(task->validation(), config, config_path);

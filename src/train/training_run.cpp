@@ -123,6 +123,7 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
     batches.push_back(data::collate(train, rows, static_cast<std::size_t>(inputs_.max_seq_length),
                                     options_.batch_padding(), inputs_.tokenizer->pad_id(),
                                     inputs_.task->target()));
+    inputs_.task->prepare_batch(batches.back(), static_cast<std::uint64_t>(state_.epoch_index));  // run_mlm's masks
     model::validate_batch(batches.back(), inputs_.config, train.source);
     tokens += static_cast<double>(real_tokens(batches.back()));
     flops += train_flops(inputs_.config, batches.back());
@@ -137,7 +138,9 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
     window_samples_ += samples;
   }
   profile_.add_data(seconds_since(data_start));
-  if (inputs_.task->target() == data::Target::kTokens) weigh_token_batches(batches, comm_);
+  if (inputs_.task->target() == data::Target::kTokens || inputs_.task->target() == data::Target::kMaskedTokens) {
+    weigh_token_batches(batches, comm_);
+  }
   state_.batches_done += micro_batches;
   if (state_.batches_done >= plan.batches_per_epoch) {
     ++state_.epoch_index;

@@ -23,7 +23,8 @@ nlohmann::ordered_json TrainingRun::run_evaluation(std::int64_t step, double epo
   nlohmann::ordered_json record;
   record["step"] = step;
   record["epoch"] = epoch;
-  for (const auto& [name, value] : result.metrics) record["eval_" + name] = value;
+  // run_mlm adds perplexity = exp(eval_loss) without the prefix.
+  for (const auto& [name, value] : result.metrics) record[name == "perplexity" ? name : "eval_" + name] = value;
   record["eval_runtime"] = result.seconds;
   record["eval_samples"] = result.samples;
   record["eval_samples_per_second"] = result.seconds > 0 ? static_cast<double>(result.samples) / result.seconds : 0.0;

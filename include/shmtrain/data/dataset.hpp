@@ -21,6 +21,9 @@ struct Example {
   // Token classification: a label per token (T_i), kIgnoredLabel where no loss is taken
   // (special tokens, a word's later sub-tokens), as run_ner.py aligns them.
   std::vector<std::int32_t> token_labels = {};
+  // Multiple choice: the choices' rows laid end to end in the three arrays above, choice c
+  // being choice_lengths[c] tokens; label is the right choice. Empty elsewhere.
+  std::vector<std::int32_t> choice_lengths = {};
 };
 
 // PyTorch's CrossEntropyLoss ignore_index, the label of tokens that take no loss.
@@ -28,7 +31,10 @@ inline constexpr std::int32_t kIgnoredLabel = -100;
 
 // What a dataset's rows teach the model: a class, a regression target, an answer span, or a
 // class per token.
-enum class Target { kClass, kRegression, kSpan, kTokens };
+// Masked LM: the tokens to predict, a label per token (kIgnoredLabel elsewhere), drawn per batch
+// by the task's masking or brought by pre-tokenized rows. Multiple choice: an example is its
+// choices' rows (Example::choice_lengths) and its label the right choice.
+enum class Target { kClass, kRegression, kSpan, kTokens, kMaskedTokens, kChoice };
 
 struct Dataset {
   std::string source;  // the file read, for messages

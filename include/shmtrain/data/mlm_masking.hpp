@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "shmtrain/data/batch.hpp"
+
 namespace shmtrain::data {
 
 struct MlmMasking {
@@ -41,5 +43,20 @@ bool continues_word(std::string_view token, WordMarks marks);
 MaskedRow mask_row(std::span<const std::int32_t> ids, std::span<const std::uint8_t> special,
                    std::span<const std::uint8_t> continuation, const MlmMasking& rule, std::uint64_t seed,
                    std::uint64_t row_id, std::uint64_t epoch);
+
+// What masking knows of each vocabulary id (mlm_batch.cpp): special[id] != 0, never chosen (the
+// tokenizer's special tokens); continuation[id] != 0, the token continues the word before it
+// (whole-word masking; empty otherwise).
+struct TokenClasses {
+  std::vector<std::uint8_t> special;
+  std::vector<std::uint8_t> continuation;
+};
+
+// Masks, in place, every row of `batch` that brings no labels of its own (all -100: pre-tokenized
+// rows with labels are used as they are): its input ids and labels as mask_row draws them for the
+// row's batch.row_ids entry. Padding (attention_mask 0) is never chosen. REQUIRES: batch.labels
+// holds a label per token (collate's Target::kMaskedTokens) and row_ids is set.
+void mask_batch(Batch& batch, const MlmMasking& rule, const TokenClasses& classes, std::uint64_t seed,
+                std::uint64_t epoch);
 
 }  // namespace shmtrain::data

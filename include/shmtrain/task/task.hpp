@@ -11,7 +11,10 @@
 //   task/squad/  run_qa.py: SQuAD v1.1 or 2.0 JSON (--task_name squad [--version_2_with_negative]),
 //                one row per context window;
 //   task/ner/    run_ner.py: CoNLL or JSON Lines word/tag files (--task_name ner|pos|chunk),
-//                a class per token.
+//                a class per token;
+//   task/mlm/    run_mlm.py: text (--task_name mlm: .txt lines, a text column, a Hub dataset such as
+//                wikitext) in blocks or lines, masked per batch; eval_loss and perplexity;
+//   task/swag/   run_swag.py: SWAG's multiple choice (--task_name swag), 4 endings per example.
 //
 // Every problem with the files is an InputError "FILE:LINE: problem" (LINE 1-based, the
 // physical line; for a CSV record spanning lines, the line where it starts), "FILE: JSON.PATH:
@@ -26,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "shmtrain/data/batch.hpp"
 #include "shmtrain/data/dataset.hpp"
 #include "shmtrain/text/tokenizer.hpp"
 
@@ -67,6 +71,12 @@ struct TaskOptions {
   std::vector<std::string> label_names;
   // The model's id2label, for a run that evaluates without training (its tags must be among them).
   std::vector<std::string> model_labels;
+  // Masked LM (run_mlm.py's options and defaults).
+  double mlm_probability = 0.15;
+  bool whole_word_mask = false;
+  bool line_by_line = false;  // each non-blank line an example, instead of run_mlm's group_texts blocks
+  std::int64_t validation_split_percentage = 5;  // of train, when there is no validation split or file
+  std::uint64_t seed = 42;  // the masks' (and nothing else's)
 };
 
 // Named results of an evaluation, in the order the script reports them, without "eval_".
@@ -136,6 +146,12 @@ class Task {
   // output_dir (rank 0), as the script's predict step does, and scores labelled test rows
   // where the script does. Throws InputError for a task that cannot predict yet.
   virtual Prediction predict(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const;
+  // Called on every batch the trainer and the evaluation collate from this task's rows, before
+  // the model sees it: masked LM draws its masks here, a function of (seed, row, epoch); the
+  // evaluation passes kEvaluationEpoch, so every evaluation scores the same masks. A no-op
+  // elsewhere.
+  virtual void prepare_batch(data::Batch& batch, std::uint64_t epoch) const;
+  static constexpr std::uint64_t kEvaluationEpoch = ~std::uint64_t{0};
 
  protected:
   std::string name_;

@@ -92,6 +92,8 @@ class HfTokenizer final : public Tokenizer {
   // tokenizer.json's padding.pad_id, else tokenizer_config.json's pad_token, else <pad> or
   // [PAD]; -1 when there is none.
   std::int32_t pad_id() const override;
+  std::int32_t mask_id() const override;  // mlm_tokens.cpp
+  std::vector<std::int32_t> special_ids() const override;
   // The file read, and what it is ("tokenizer.json (model BPE, ...)"), for messages.
   const std::string& source() const override;
   std::string description() const override;

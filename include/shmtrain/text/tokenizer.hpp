@@ -66,6 +66,11 @@ class Tokenizer {
   virtual std::size_t num_special_tokens(bool pair) const = 0;
 
   virtual std::int32_t pad_id() const = 0;
+  // run_mlm's: the mask token's id ("[MASK]", or "<mask>" as RoBERTa's families spell it; -1
+  // when the vocabulary has neither), and the ids of the special tokens (transformers'
+  // all_special_ids: the added tokens marked special), which masking never chooses.
+  virtual std::int32_t mask_id() const = 0;
+  virtual std::vector<std::int32_t> special_ids() const = 0;
   // The largest id plus one: what config.json's vocab_size must cover.
   virtual std::size_t vocab_size() const = 0;
   virtual std::vector<std::string> tokens(const std::vector<std::int32_t>& ids) const = 0;

@@ -67,6 +67,12 @@ struct TrainOptions {
   bool label_all_tokens = false;
   bool return_entity_level_metrics = false;
   std::string label_names;  // comma-separated names of integer tags, tag i -> the i-th
+  // Masked LM (run_mlm.py's options and defaults).
+  double mlm_probability = 0.15;
+  bool whole_word_mask = false;
+  bool line_by_line = false;
+  std::int64_t validation_split_percentage = 5;
+  std::optional<std::int64_t> preprocessing_num_workers;  // accepted; tokenization uses every core
 
   // The run.
   std::filesystem::path output_dir;
@@ -176,6 +182,14 @@ struct TrainOptions {
            std::equal(kSquad.begin(), kSquad.end(), task_name.begin(),
                       [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
   }
+  // --task_name mlm (run_mlm.py) and swag (run_swag.py).
+  bool masked_lm() const { return lower_task() == "mlm"; }
+  bool multiple_choice() const { return lower_task() == "swag"; }
+  std::string lower_task() const {
+    std::string lower;
+    for (const char c : task_name) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    return lower;
+  }
   // --task_name ner, pos or chunk: token classification (run_ner.py).
   bool token_classification() const {
     std::string lower;
@@ -183,7 +197,8 @@ struct TrainOptions {
     return lower == "ner" || lower == "pos" || lower == "chunk";
   }
   // max_seq_length, or the default of the script the task comes from: run_qa.py's 384 for
-  // question answering, run_glue.py's 128 otherwise.
+  // question answering, run_glue.py's 128 otherwise; run_mlm.py and run_swag.py take the
+  // tokenizer's model_max_length (at most 1,024), which run_inputs puts in when unset.
   std::int64_t seq_length() const { return max_seq_length.value_or(question_answering() ? 384 : 128); }
   // The learning-rate schedule with lr_scheduler_kwargs applied; throws InputError for
   // arguments the schedule does not take or refuses (optim::make_lr_schedule).
