@@ -109,7 +109,29 @@ class Rewriter {
       if (value) judge_trainer_flag(*trainer, flag.typed, *value);
       return;
     }
+    // argparse's allow_abbrev, which HfArgumentParser keeps: a prefix of exactly one flag is that
+    // flag (run_swag's README spells --overwrite_output).
+    if (const std::optional<std::string> full = only_flag_starting(flag.name)) {
+      TypedFlag expanded = flag;
+      expanded.name = *full;
+      take(expanded);
+      return;
+    }
     unknown(flag);
+  }
+
+  std::optional<std::string> only_flag_starting(const std::string& prefix) const {
+    std::vector<std::string> matches;
+    for (const auto& [name, arity] : known_) {
+      if (name.starts_with(prefix)) matches.push_back(name);
+    }
+    if (trainer_flags_) {
+      for (const TrainerFlag& t : trainer_flags()) {
+        if (std::string_view(t.name).starts_with(prefix)) matches.emplace_back(t.name);
+      }
+    }
+    if (matches.size() != 1) return std::nullopt;
+    return matches.front();
   }
 
   // The value of a flag: inline, the next token, or (a boolean) true when the next token is no

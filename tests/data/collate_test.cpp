@@ -114,5 +114,33 @@ TEST(DataCollate, EmptyIndicesAndErrors) {
             "rows.jsonl: row 1 has 5 tokens, more than max_seq_length 4");
 }
 
+// Multiple choice: each example's choices become rows of their own, example-major, with a label
+// per example and row ids counting choices; packed or padded alike.
+TEST(DataCollate, LaysAnExamplesChoicesOutAsRowsWithOneLabel) {
+  Dataset d{"swag.csv", {}};
+  for (int e = 0; e < 2; ++e) {
+    Example x;
+    x.choice_lengths = {3, 2};
+    x.input_ids = {1, 10 + e, 2, 1, 20 + e};
+    x.token_type_ids = {0, 0, 0, 0, 1};
+    x.attention_mask = {1, 1, 1, 1, 1};
+    x.label = e;
+    d.examples.push_back(x);
+  }
+  const std::vector<std::int64_t> rows = {1, 0};
+  const Batch packed = collate(d, rows, 8, Padding::kNone, 0, Target::kChoice);
+  EXPECT_EQ(packed.batch, 4);
+  EXPECT_EQ(packed.choices, 2);
+  EXPECT_EQ(packed.labels, (std::vector<std::int32_t>{1, 0}));
+  EXPECT_EQ(packed.row_ids, (std::vector<std::int64_t>{2, 3, 0, 1}));
+  EXPECT_EQ(packed.input_ids, (std::vector<std::int32_t>{1, 11, 2, 1, 21, 1, 10, 2, 1, 20}));
+  EXPECT_EQ(packed.offsets, (std::vector<std::int32_t>{0, 3, 5, 8, 10}));
+  const Batch padded = collate(d, rows, 8, Padding::kLongest, 0, Target::kChoice);
+  EXPECT_EQ(padded.seq, 3);
+  EXPECT_EQ(padded.input_ids, (std::vector<std::int32_t>{1, 11, 2, 1, 21, 0, 1, 10, 2, 1, 20, 0}));
+  d.examples[0].choice_lengths = {5};
+  EXPECT_THROW(collate(d, rows, 8, Padding::kNone, 0, Target::kChoice), InputError);
+}
+
 }  // namespace
 }  // namespace shmtrain::data

@@ -2,6 +2,7 @@
 // non-special tokens chosen, of those 80% the mask token, 10% a random id, 10% unchanged; no
 // special token chosen; whole words whole (WordPiece and byte-level marks) within
 // DataCollatorForWholeWordMask's budget; the same (seed, row, epoch) the same mask anywhere.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/data/collate.hpp"
 #include "shmtrain/data/mlm_masking.hpp"
 
 namespace shmtrain::data {
@@ -124,6 +126,55 @@ TEST(MlmMasking, RefusesAMaskIdOutsideTheVocabulary) {
   const Row r = make_row(8, 0);
   EXPECT_THROW(mask_row(r.ids, r.special, {}, MlmMasking{0.15, kVocab, kVocab, false}, 1, 0, 0), Error);
   EXPECT_THROW(mask_row(r.ids, {}, {}, MlmMasking{0.15, kMask, kVocab, false}, 1, 0, 0), Error);
+}
+
+// A batch's rows are masked as mask_row draws them for their row ids, in either layout, padding
+// never chosen; rows that bring labels (pre-tokenized with labels) are left as they are. So a row
+// gets the same mask on 1 worker or 2, in whichever batch.
+TEST(MlmMasking, MaskBatchMasksEachRowByItsRowIdAndLeavesLabelledRows) {
+  const MlmMasking rule{0.5, kMask, kVocab, false};
+  TokenClasses classes;
+  classes.special.assign(kVocab, 0);
+  for (const std::int32_t id : {0, kCls, kSep}) classes.special[static_cast<std::size_t>(id)] = 1;
+  Dataset rows{"rows.jsonl", {}};
+  for (std::size_t n : {40u, 25u, 33u}) {
+    const Row r = make_row(n, n);
+    Example e;
+    e.input_ids = r.ids;
+    e.token_type_ids.assign(n, 0);
+    e.attention_mask.assign(n, 1);
+    rows.examples.push_back(e);
+  }
+  rows.examples[2].token_labels.assign(33, -100);
+  rows.examples[2].token_labels[5] = 77;  // brings its own labels
+  const std::vector<std::int64_t> all = {0, 1, 2};
+  for (const Padding padding : {Padding::kNone, Padding::kLongest}) {
+    Batch batch = collate(rows, all, 64, padding, 0, Target::kMaskedTokens);
+    mask_batch(batch, rule, classes, 9, 2);
+    for (std::size_t b = 0; b < 2; ++b) {
+      const Row r = make_row(rows.examples[b].input_ids.size(), rows.examples[b].input_ids.size());
+      const MaskedRow expected = mask_row(r.ids, r.special, {}, rule, 9, b, 2);
+      const auto first = static_cast<std::ptrdiff_t>(batch.row_begin(static_cast<std::int64_t>(b)));
+      EXPECT_TRUE(std::equal(expected.input_ids.begin(), expected.input_ids.end(), batch.input_ids.begin() + first));
+      EXPECT_TRUE(std::equal(expected.labels.begin(), expected.labels.end(), batch.labels.begin() + first));
+    }
+    const auto third = static_cast<std::ptrdiff_t>(batch.row_begin(2));
+    EXPECT_TRUE(std::equal(rows.examples[2].input_ids.begin(), rows.examples[2].input_ids.end(),
+                           batch.input_ids.begin() + third));
+    EXPECT_EQ(batch.labels[static_cast<std::size_t>(third + 5)], 77);
+    if (padding == Padding::kLongest) {  // the padding of rows 1 and 2 stays padding, unlabelled
+      for (std::int64_t t = 25; t < batch.seq; ++t) {
+        EXPECT_EQ(batch.input_ids[static_cast<std::size_t>(batch.seq + t)], 0);
+        EXPECT_EQ(batch.labels[static_cast<std::size_t>(batch.seq + t)], -100);
+      }
+    }
+    // Alone in a batch (another worker's), row 1 draws the same mask.
+    const std::vector<std::int64_t> one = {1};
+    Batch alone = collate(rows, one, 64, Padding::kNone, 0, Target::kMaskedTokens);
+    mask_batch(alone, rule, classes, 9, 2);
+    const auto second = static_cast<std::ptrdiff_t>(batch.row_begin(1));
+    EXPECT_TRUE(std::equal(alone.labels.begin(), alone.labels.end(), batch.labels.begin() + second));
+  }
 }
 
 }  // namespace

@@ -134,6 +134,34 @@ TEST(MpiTrainBf16, Bf16GradientsAcrossHostsTrainAsOnOneHost) {
   }
 }
 
+// run_mlm over the bridge: 2 simulated hosts x 2 ranks train the masked-LM model of one worker
+// (the masks a function of the row, the loss the mean over the global batch's masked tokens).
+TEST(MpiTrainMlm, TwoSimulatedHostsTrainTheMaskedLmModelOfOneWorker) {
+  SKIP_WITHOUT_MPI();
+  const TempDir dir;
+  std::string text;
+  for (int i = 0; i < 64; ++i) text += fmt::format("the cat sat on mat {} and the dog ran to the park\n", i % 7);
+  write_file(dir / "text.txt", text);
+  const auto flags = [&](const std::string& name, int per_device) {
+    return fmt::format("train --do_train --task_name mlm --config_name {} --tokenizer_name demo/paraphrase --train_file {}"
+                       " --output_dir {} --max_seq_length 32 --per_device_train_batch_size {} --learning_rate 1e-3"
+                       " --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0 --seed 5"
+                       " --max_train_samples 24",  // 3 whole global batches: DistributedSampler pads none
+                       (source_dir() / "demo/paraphrase/config.json").string(), (dir / "text.txt").string(),
+                       (dir / name).string(), per_device);
+  };
+  const CliRun one = run_command(fmt::format("cd {} && {} {}", source_dir().string(), shmtrain_binary().string(),
+                                             flags("one", 8) + " --nproc_per_node 1"));
+  ASSERT_EQ(one.exit_code, 0) << one.output();
+  const CliRun hosts = run_command(fmt::format("cd {} && {}", source_dir().string(),
+                                               mpiexec_prefix(4) + " " + shmtrain_binary().string() + " " +
+                                                   flags("hosts", 2) + " --simulated_hosts 2"));
+  ASSERT_EQ(hosts.exit_code, 0) << hosts.output();
+  const auto expected = metric_by_step(dir / "one" / "metrics.jsonl", "loss");
+  ASSERT_EQ(expected.size(), 3u);
+  expect_same_losses(metric_by_step(dir / "hosts" / "metrics.jsonl", "loss"), expected);
+}
+
 TEST(MpiTrainFailure, AKilledRankStopsEveryRankWithinSecondsLeavesNoSegmentAndTheRunResumes) {
   SKIP_WITHOUT_MPI();
   const TempDir dir;

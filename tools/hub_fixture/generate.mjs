@@ -1,5 +1,6 @@
-// Writes tests/fixtures/hub/: small splits of nyu-mll/glue (mrpc), rajpurkar/squad and
-// rajpurkar/squad_v2 as parquet files laid out as the Hub stores them
+// Writes tests/fixtures/hub/: small splits of nyu-mll/glue (mrpc), rajpurkar/squad,
+// rajpurkar/squad_v2, eriktks/conll2003, Salesforce/wikitext (wikitext-2-raw-v1) and allenai/swag
+// (regular) as parquet files laid out as the Hub stores them
 // (<config>/<split>-00000-of-00001.parquet, with the `huggingface` features metadata that
 // `datasets` writes), made from the test suite's own data with an independent writer: the Rust
 // arrow/parquet crates compiled to WebAssembly (npm parquet-wasm) fed by Arrow JS. The tests
@@ -124,4 +125,106 @@ for (const [split, sentences] of Object.entries(splits)) {
     ner_tags: words.map((w) => BigInt(nerNames.indexOf(w[3]))),
   }));
   write(`conll2003/conll2003/${split}/0000.parquet`, nerFields, rows, nerFeatures);
+}
+
+// Salesforce/wikitext, config wikitext-2-raw-v1: one `text` column of raw lines as wikitext keeps
+// them: articles made of a blank line, a title line " = Title = \n", a blank line, paragraph
+// lines " ... \n" (each non-empty line keeps wikitext's leading space and trailing " \n"), and
+// sections " = = Heading = = \n" set off by blank lines. Paragraphs join 3-5 of the demo's MRPC
+// sentences (#1 and #2 strings, in file order); titles are the first proper name in the
+// article's first sentence. train from demo/paraphrase/train.tsv, validation and test from
+// successive, disjoint parts of demo/paraphrase/dev.tsv.
+const mrpcSentences = (tsv) => fs.readFileSync(tsv, 'utf8').split('\n').slice(1).filter((l) => l.length > 0)
+                                   .flatMap((l) => l.split('\t').slice(3, 5));
+const weekdays = new Set(['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday']);
+const notNames = new Set(['On', 'In', 'According', 'Sources', 'Shares', 'Police', 'Witnesses', 'Officials', 'The']);
+function titleOf(sentence, article) {
+  const name = [];
+  for (const token of sentence.split(' ')) {
+    const word = token.replace(/[.,]$/, '');
+    if (/^[A-Z][a-z]+$/.test(word) && !weekdays.has(word) && !notNames.has(word)) name.push(word);
+    else if (name.length > 0) break;
+    if (name.length > 0 && word !== token) break;  // a name ends at punctuation
+  }
+  return name.length > 0 ? name.join(' ') : `Article ${article + 1}`;
+}
+const headings = ['History', 'Background', 'Reception', 'Legacy', 'Operations', 'Aftermath'];
+// Lines of whole articles from sentences[from...] until about `target` lines; returns the
+// lines and the index of the first sentence left unused.
+function wikitextLines(sentences, from, target) {
+  const lines = [];
+  let next = from;
+  let paragraph = 0;
+  const para = () => {
+    const count = 3 + (paragraph++ % 3);
+    const text = sentences.slice(next, next + count).join(' ');
+    next += count;
+    return ` ${text} \n`;
+  };
+  for (let article = 0; lines.length < target; ++article) {
+    lines.push('', ` = ${titleOf(sentences[next], article)} = \n`, '');
+    for (let p = 0; p < 2 + (article % 2); ++p) lines.push(para());
+    for (let s = 0; s < 2 && lines.length < target; ++s) {
+      lines.push('', ` = = ${headings[(2 * article + s) % headings.length]} = = \n`, '');
+      for (let p = 0; p < 2 + ((article + s) % 3); ++p) lines.push(para());
+    }
+  }
+  if (next > sentences.length) throw new Error('wikitext: not enough demo sentences');
+  return {lines, next};
+}
+const wikiFields = [['text', new Utf8()]];
+const wikiFeatures = {text: value('string')};
+const wikiRows = (lines) => lines.map((text) => ({text}));
+{
+  const train = wikitextLines(mrpcSentences('demo/paraphrase/train.tsv'), 0, 400);
+  write('wikitext/wikitext-2-raw-v1/train-00000-of-00001.parquet', wikiFields, wikiRows(train.lines), wikiFeatures);
+  const dev = mrpcSentences('demo/paraphrase/dev.tsv');
+  const validation = wikitextLines(dev, 0, 80);
+  write('wikitext/wikitext-2-raw-v1/validation-00000-of-00001.parquet', wikiFields, wikiRows(validation.lines),
+        wikiFeatures);
+  const test = wikitextLines(dev, validation.next, 80);
+  write('wikitext/wikitext-2-raw-v1/test-00000-of-00001.parquet', wikiFields, wikiRows(test.lines), wikiFeatures);
+}
+
+// allenai/swag, config regular, from the demo's paraphrase pairs (Quality 1 rows): sent1 is the
+// #1 string, sent2 the first 2-4 words of its paraphrase (#2 string), the gold ending the rest
+// of that paraphrase; the three wrong endings are the tails (after as many words) of other
+// rows' #2 strings in the same split. The gold ending's index, the label, cycles 0,1,2,3; the
+// test split has label -1 as SWAG's does. train from demo/paraphrase/train.tsv, validation and
+// test from successive, disjoint parts of demo/paraphrase/dev.tsv.
+const paraphrasePairs = (tsv) => fs.readFileSync(tsv, 'utf8').split('\n').slice(1).filter((l) => l.length > 0)
+                                     .map((l) => l.split('\t')).filter((f) => f[0] === '1')
+                                     .map(([, id1, id2, s1, s2]) => ({id1, id2, s1, s2}));
+const tailAfter = (sentence, words) => sentence.split(' ').slice(words).join(' ');
+function swagRows(pairs, labelled) {
+  return pairs.map((pair, i) => {
+    const words = 2 + (i % 3);
+    const sent2 = pair.s2.split(' ').slice(0, words).join(' ');
+    const gold = tailAfter(pair.s2, words);
+    const wrong = [];
+    for (const offset of [5, 11, 17, 23, 29, 7, 13, 19]) {
+      const tail = tailAfter(pairs[(i + offset) % pairs.length].s2, words);
+      if (wrong.length < 3 && tail.length > 0 && tail !== gold && !wrong.includes(tail)) wrong.push(tail);
+    }
+    if (gold.length === 0 || wrong.length < 3) throw new Error(`swag: no endings for ${pair.id1}`);
+    const label = i % 4;
+    const endings = [...wrong.slice(0, label), gold, ...wrong.slice(label)];
+    return {'video-id': `mrpc_${pair.id1}_${pair.id2}`, 'fold-ind': String(i), startphrase: `${pair.s1} ${sent2}`,
+            sent1: pair.s1, sent2, 'gold-source': 'gold', ending0: endings[0], ending1: endings[1],
+            ending2: endings[2], ending3: endings[3], label: BigInt(labelled ? label : -1)};
+  });
+}
+const swagStrings = ['video-id', 'fold-ind', 'startphrase', 'sent1', 'sent2', 'gold-source', 'ending0', 'ending1',
+                     'ending2', 'ending3'];
+const swagFields = [...swagStrings.map((name) => [name, new Utf8()]), ['label', new Int64()]];
+const swagFeatures = {...Object.fromEntries(swagStrings.map((name) => [name, value('string')])),
+                      label: {names: ['0', '1', '2', '3'], _type: 'ClassLabel'}};
+{
+  const train = paraphrasePairs('demo/paraphrase/train.tsv');
+  const dev = paraphrasePairs('demo/paraphrase/dev.tsv');
+  if (train.length < 96 || dev.length < 64) throw new Error('swag: not enough paraphrase pairs');
+  write('swag/regular/train-00000-of-00001.parquet', swagFields, swagRows(train.slice(0, 96), true), swagFeatures);
+  write('swag/regular/validation-00000-of-00001.parquet', swagFields, swagRows(dev.slice(0, 32), true),
+        swagFeatures);
+  write('swag/regular/test-00000-of-00001.parquet', swagFields, swagRows(dev.slice(32, 64), false), swagFeatures);
 }
