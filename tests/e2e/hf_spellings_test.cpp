@@ -142,9 +142,10 @@ TEST(HfSpellings, FlagsThatWouldChangeResultsAreRefusedWithWhatToUse) {
 
 TEST(HfSpellings, UnknownFlagsAreNamedOnceInTypedOrderWithTheClosest) {
   const TempDir dir;
-  const CliRun run = dry_run(dir, "--do_train --learning_rat 3e-5 --per_device_train_batchsize 8 --frobnicate");
+  // (--learning_rat would be --learning_rate: argparse takes a flag's unambiguous prefix.)
+  const CliRun run = dry_run(dir, "--do_train --lerning_rate 3e-5 --per_device_train_batchsize 8 --frobnicate");
   EXPECT_EQ(run.exit_code, 2);
-  const std::size_t first = run.err.find("unknown flag --learning_rat (did you mean --learning_rate?)");
+  const std::size_t first = run.err.find("unknown flag --lerning_rate (did you mean --learning_rate?)");
   const std::size_t second =
       run.err.find("unknown flag --per_device_train_batchsize (did you mean --per_device_train_batch_size?)");
   const std::size_t third = run.err.find("unknown flag --frobnicate");

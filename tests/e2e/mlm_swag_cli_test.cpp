@@ -136,7 +136,8 @@ TEST(MlmSwagCli, BothTasksTrainAlikeOnOneAndTwoWorkers) {
        "RobertaForMaskedLM", "eval_results.json"},
       {"swag", fmt::format("--task_name swag --train_file {} --validation_file {} --do_eval", swag, swag),
        "RobertaForMultipleChoice", "eval_results.json"}};
-  expect_tasks_train_alike(dir, write_tiny_roberta_config(dir, true), "tests/fixtures/tokenizers/roberta_bpe", tasks);
+  expect_tasks_train_alike(dir, write_tiny_roberta_config(dir, true),
+                           (fixtures_dir() / "tokenizers" / "roberta_bpe").string(), tasks);
 }
 
 }  // namespace
