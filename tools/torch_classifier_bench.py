@@ -61,6 +61,22 @@ def parse_args(description, presets):
     return a
 
 
+def timed_steps(step, warmup, steps):
+    """Runs step() `warmup` times untimed, then `steps` times timed: (seconds of each, what each returned)."""
+    for _ in range(warmup):
+        step()
+    times, results = [], []
+    for _ in range(steps):
+        t = time.perf_counter()
+        results.append(step())
+        times.append(time.perf_counter() - t)
+    return times, results
+
+
+def peak_rss_gib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20  # KiB on Linux
+
+
 def bench_one(a, model, optimizer, words, cls, pad, max_positions):
     """Times a.steps training steps of `model` after a.warmup; words = (low, high) of the random ids."""
     if a.seq > max_positions:
@@ -97,19 +113,13 @@ def bench_one(a, model, optimizer, words, cls, pad, max_positions):
         optimizer.zero_grad(set_to_none=True)
         return float(loss), real
 
-    for _ in range(a.warmup):
-        step()
-    times, tokens, loss = [], 0, float("nan")
-    for _ in range(a.steps):
-        t = time.perf_counter()
-        loss, real = step()
-        times.append(time.perf_counter() - t)
-        tokens += real
+    times, results = timed_steps(step, a.warmup, a.steps)
+    loss = results[-1][0]
+    tokens = sum(real for _, real in results)
     total = sum(times)
-    peak_rss_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20  # KiB on Linux
     print("RESULT " + json.dumps({
         "samples_per_s": b * a.steps / total, "tokens_per_s": tokens / total,
-        "step_seconds_median": statistics.median(times), "peak_rss_gib": round(peak_rss_gib, 3),
+        "step_seconds_median": statistics.median(times), "peak_rss_gib": round(peak_rss_gib(), 3),
         "threads": a.threads, "preset": a.preset, "batch": b, "seq": seq, "padding": a.padding,
         "lengths": a.lengths, "steps": a.steps, "warmup": a.warmup, "bf16": a.bf16, "loss": loss,
         "parameters": sum(p.numel() for p in model.parameters()), "torch": torch.__version__}), flush=True)

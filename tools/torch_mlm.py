@@ -40,16 +40,15 @@ import argparse
 import contextlib
 import json
 import os
-import resource
 import statistics
 import sys
-import time
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_head_references as base  # noqa: E402
 import make_mlm_mc_references as mlm  # noqa: E402
+import torch_classifier_bench as bench  # noqa: E402
 
 IGNORE = -100
 MLM_PROBABILITY = 0.15
@@ -147,19 +146,13 @@ def main():
         optimizer.zero_grad(set_to_none=True)
         return float(loss), int((batch["labels"] != IGNORE).sum())
 
-    for _ in range(a.warmup):
-        step()
-    times, labelled, loss = [], 0, float("nan")
-    for _ in range(a.steps):
-        t = time.perf_counter()
-        loss, n = step()
-        times.append(time.perf_counter() - t)
-        labelled += n
+    times, results = bench.timed_steps(step, a.warmup, a.steps)
+    loss = results[-1][0]
+    labelled = sum(n for _, n in results)
     total = sum(times)
-    peak_rss_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20  # KiB on Linux
     print("RESULT " + json.dumps({
         "samples_per_s": a.batch * a.steps / total, "tokens_per_s": a.batch * a.seq * a.steps / total,
-        "step_seconds_median": statistics.median(times), "peak_rss_gib": round(peak_rss_gib, 3),
+        "step_seconds_median": statistics.median(times), "peak_rss_gib": round(bench.peak_rss_gib(), 3),
         "threads": a.threads, "preset": a.preset, "batch": a.batch, "seq": a.seq, "steps": a.steps,
         "warmup": a.warmup, "bf16": a.bf16, "loss": loss, "labelled_per_step": labelled / a.steps,
         "parameters": sum(p.numel() for p in model.parameters()), "torch": torch.__version__}), flush=True)

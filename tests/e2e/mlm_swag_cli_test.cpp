@@ -46,17 +46,22 @@ fs::path tiny_roberta_mlm(const TempDir& dir) {
                                                 config.string(), demo_text(dir).string()));
 }
 
+// tests/fixtures/hub/<fixture>/<config>'s train, validation and test splits as the cache's
+// datasets--<repo> holds them.
+void put_dataset(const fs::path& cache, const std::string& repo, const std::string& fixture, const std::string& config) {
+  std::map<std::string, fs::path> splits;
+  for (const char* split : {"train", "validation", "test"}) {
+    const std::string file = fmt::format("{}-00000-of-00001.parquet", split);
+    splits[config + "/" + file] = fixtures_dir() / "hub" / fixture / config / file;
+  }
+  put_in_cache(cache, "datasets--" + repo, splits);
+}
+
 TEST(MlmSwagCli, RunMlmsReadmeCommandTrainsOnWikitextFromTheCache) {
   const TempDir dir;
   const fs::path cache = dir / "hub";
   put_in_cache(cache, "models--FacebookAI--roberta-base", folder_files(tiny_roberta_mlm(dir)));
-  const fs::path wikitext = fixtures_dir() / "hub" / "wikitext" / "wikitext-2-raw-v1";
-  std::map<std::string, fs::path> splits;
-  for (const char* split : {"train", "validation", "test"}) {
-    const std::string file = fmt::format("{}-00000-of-00001.parquet", split);
-    splits["wikitext-2-raw-v1/" + file] = wikitext / file;
-  }
-  put_in_cache(cache, "datasets--Salesforce--wikitext", splits);
+  put_dataset(cache, "Salesforce--wikitext", "wikitext", "wikitext-2-raw-v1");
 
   const fs::path out = dir / "test-mlm";
   const CliRun run = with_cache(
@@ -86,13 +91,7 @@ TEST(MlmSwagCli, RunSwagsReadmeCommandTrainsOnSwagFromTheCache) {
   const TempDir dir;
   const fs::path cache = dir / "hub";
   put_in_cache(cache, "models--FacebookAI--roberta-base", folder_files(tiny_roberta_mlm(dir)));
-  const fs::path swag = fixtures_dir() / "hub" / "swag" / "regular";
-  std::map<std::string, fs::path> splits;
-  for (const char* split : {"train", "validation", "test"}) {
-    const std::string file = fmt::format("{}-00000-of-00001.parquet", split);
-    splits["regular/" + file] = swag / file;
-  }
-  put_in_cache(cache, "datasets--allenai--swag", splits);
+  put_dataset(cache, "allenai--swag", "swag", "regular");
 
   const fs::path out = dir / "swag_base";
   const CliRun run = with_cache(

@@ -2,8 +2,9 @@
 // RobertaForSequenceClassification, RobertaForQuestionAnswering,
 // XLMRobertaForSequenceClassification, the token-classification heads, ModernBERT's, ELECTRA's and
 // DeBERTa's heads, BertForMaskedLM and RobertaForMaskedLM (tied decoders, pre-masked rows:
-// tools/make_mlm_mc_references.py) and BertForMultipleChoice and RobertaForMultipleChoice
-// (XLM-R's rows are padded with id 1, so RoBERTa's positions count from the ids) against PyTorch: tests/fixtures/reference_heads (tools/make_head_references.py) holds each as
+// tools/make_mlm_mc_references.py), BertForMultipleChoice and RobertaForMultipleChoice, and
+// DistilBERT's and ModernBERT's MaskedLM and DistilBERT's, ModernBERT's and DeBERTa's
+// MultipleChoice (tools/make_mlm_mc_family_references.py) (XLM-R's rows are padded with id 1, so RoBERTa's positions count from the ids) against PyTorch: tests/fixtures/reference_heads (tools/make_head_references.py) holds each as
 // a tiny HF-format model, 20 batches, and PyTorch's loss, gradient norm, per-parameter
 // gradient norms at step 0 and parameter norms after 20 AdamW steps (lr 1e-3, weight decay
 // 0.01 except biases and LayerNorm modules, clip 1.0, dropout 0). Also the GradientsFinal
@@ -212,7 +213,15 @@ INSTANTIATE_TEST_SUITE_P(Models, HeadParity,
                                            Fixture{"bert_mlm", ModelHead::kMaskedLm},
                                            Fixture{"roberta_mlm", ModelHead::kMaskedLm},
                                            Fixture{"bert_mc", ModelHead::kMultipleChoice, 2e-3},
-                                           Fixture{"roberta_mc", ModelHead::kMultipleChoice, 2e-3}),
+                                           Fixture{"roberta_mc", ModelHead::kMultipleChoice, 2e-3},
+                                           Fixture{"distilbert_mlm", ModelHead::kMaskedLm},
+                                           Fixture{"modernbert_mlm", ModelHead::kMaskedLm},
+                                           // A pre_classifier unit that ReLU passes in all four choices shifts
+                                           // every score alike: its bias's gradient is rounding noise, which
+                                           // AdamW turns into steps (1.3e-3 of its norm after 20 steps).
+                                           Fixture{"distilbert_mc", ModelHead::kMultipleChoice, 5e-3},
+                                           Fixture{"modernbert_mc", ModelHead::kMultipleChoice},
+                                           Fixture{"deberta_mc", ModelHead::kMultipleChoice}),
                          [](const ::testing::TestParamInfo<Fixture>& param_info) {
                            return param_info.param.name;
                          });
