@@ -1,17 +1,21 @@
 #!/usr/bin/python3
-"""PyTorch reference fixtures for shmtrain's masked-LM and multiple-choice heads of DistilBERT, ModernBERT and DeBERTa.
+"""PyTorch reference fixtures for shmtrain's masked-LM and multiple-choice heads of DistilBERT, ModernBERT, DeBERTa
+and ELECTRA.
 
-Usage: /usr/bin/python3 tools/make_mlm_mc_family_references.py [OUT_DIR]   (default: tests/fixtures/reference_heads)
+Usage: /usr/bin/python3 tools/make_mlm_mc_family_references.py [--only NAME[,NAME...]] [OUT_DIR]
+       (default OUT_DIR: tests/fixtures/reference_heads; --only writes and checks just those folders, e.g.
+       --only electra_mc, and leaves the others as they are)
 
 Needs Debian's python3-torch (/usr/bin/python3); CI does not run it: its output is committed.
 The sibling of tools/make_mlm_mc_references.py (bert_mlm, roberta_mlm, bert_mc, roberta_mc), whose batch
 makers, MC base class, tied-gradient, halves and batch checks this reuses, on the encoders of
 tools/make_head_references.py (DistilBERT; also HF's init, AdamW, safetensors writer, training run,
 export), tools/make_modernbert_references.py (ModernBERT: config, model, prediction head, init, padding
-check) and tools/make_deberta_references.py (DeBERTa-v2/v3: model, ContextPooler, v3 config, padding
-check), with tools/make_token_classification_references.py's token loss, word ids and MLM halves check.
-The heads follow transformers' modeling_distilbert.py, modeling_modernbert.py and modeling_deberta_v2.py
-(module trees and parameter names as there):
+check), tools/make_deberta_references.py (DeBERTa-v2/v3: model, ContextPooler, v3 config, padding
+check) and tools/make_electra_references.py (ELECTRA: ElectraModel, config), with
+tools/make_token_classification_references.py's token loss, word ids and MLM halves check.
+The heads follow transformers' modeling_distilbert.py, modeling_modernbert.py, modeling_deberta_v2.py and
+modeling_electra.py (module trees and parameter names as there):
 
   distilbert_mlm  DistilBertForMaskedLM: DistilBertModel; vocab_transform (dim -> dim) -> GELU
                   (config.activation "gelu": erf) -> vocab_layer_norm (LayerNorm(dim, eps=1e-12)) ->
@@ -35,6 +39,14 @@ The heads follow transformers' modeling_distilbert.py, modeling_modernbert.py an
                   ContextPooler (token 0 -> dropout(pooler_dropout) -> pooler.dense (H -> H) ->
                   ACT2FN[pooler_hidden_act] "gelu") -> dropout(cls_dropout, else hidden_dropout_prob)
                   -> classifier (ContextPooler.output_dim = hidden_size -> 1)
+  electra_mc      ElectraForMultipleChoice: rows [examples * choices, T]; ElectraModel (embeddings_project
+                  16 -> 32 as electra_cls) -> sequence_summary = SequenceSummary(config) (modeling_utils.py,
+                  read at 040ba146; said to be ElectraSequenceSummary, the same module, in later versions:
+                  not checked here) with ElectraConfig's default summary_* settings:
+                  summary_type "first" (token 0) -> summary_use_proj: sequence_summary.summary (H -> H: no
+                  summary_proj_to_labels) -> summary_activation "gelu" (get_activation: erf) ->
+                  last_dropout (Dropout(summary_last_dropout) where > 0, else Identity; no
+                  summary_first_dropout) -> classifier (H -> 1); no other dropout
 
 Losses as make_mlm_mc_references.py's: MLM CrossEntropyLoss()(logits.view(-1, vocab), labels.view(-1))
 (the mean over the batch's labelled tokens), MC CrossEntropyLoss()(logits [examples, 4], labels
@@ -43,16 +55,21 @@ hidden_dim 64, 40 positions; pad 0, [CLS] 101, [SEP] 102, [MASK] 103); ModernBER
 (legacy config spelling; words 0..122, [UNK] 123, [CLS] 124, [SEP] 125, [PAD] 126, [MASK] 127; right
 padding and the attention mask, the eager path: these losses never read a padded position, so the
 unpadded FlashAttention path gives the same numbers); DeBERTa as deberta_cls (v3 settings; [PAD] 0,
-[CLS] 1, [SEP] 2, words 4..127, type_vocab_size 0).
+[CLS] 1, [SEP] 2, words 4..127, type_vocab_size 0); ELECTRA as electra_cls (BERT's ids, embedding_size 16,
+hidden 32, 2 token types; config.json as ElectraConfig writes it, summary_* keys included, with
+summary_last_dropout 0.0 as every other dropout probability here: SequenceSummary's last_dropout is then an
+Identity).
 
 MLM batches: make_mlm_mc_references.mlm_batch_maker with each family's ids (4 x 24, pre-masked,
 labelled_per_half). MC batches: its mc_batch_maker (2 examples x 4 choices x 24, run_swag's layout
 "[CLS] context [SEP] ending [SEP]", padded at the right; token types 0/1, which DistilBERT and DeBERTa
 (type_vocab_size 0) ignore, ModernBERT's all 0), with a cue a bag of words learns: every word of the
 right ending is one of CUES cue words (the family's first 8 word ids), which appear nowhere else.
+electra_mc's choices are BERT's ([CLS] 101, [SEP] 102, pad 0, token types 0/1, which ELECTRA reads).
 
 MC init: config.json's initializer_range is MC_INITIALIZER_RANGE (0.2; HF's default 0.02) and HF's
-_init_weights uses it (BERT family: every Linear and Embedding weight N(0, 0.2); ModernBERT: std 0.2 in,
+_init_weights uses it (BERT family, ELECTRA's included: every Linear and Embedding weight N(0, 0.2), so
+sequence_summary.summary and embeddings_project too; ModernBERT: std 0.2 in,
 0.2 / sqrt(2 * layers) out, truncated at 2 std), except classifier.weight, drawn with std CLASSIFIER_STD
 (0.02). Why: with HF's 0.02 the 4 choices' pooled vectors differ by ~1e-3 relative, the MC gradient is
 a sum that cancels to that level, and float32 rounding flips the sign of AdamW's steps on small
@@ -66,11 +83,12 @@ Recipe as make_head_references.py: 20 AdamW steps (lr 1e-3, weight decay 0.01 ex
 LayerNorm modules, constant LR, clip 1.0, dropout 0), fp32 and fp64 losses, grad norms before
 clipping, step-0 gradient norms per parameter (the tied matrix once, under the embedding's name),
 parameter norms after 20 steps. One thread, fixed seeds (distilbert_mc's 99: of the seeds 93-112 the
-one whose fp32 run is closest to its fp64 run, see the README). Prints self-checks: the saved keys,
-the MC batches, the tied gradient's parts, the MLM 2-worker halves (weights by labelled tokens) and MC
-halves (1 example per worker), distilbert_mc's ReLU units, the fp32 run again as 2 workers and (MC)
-with the choices rotated against reference.json, padding invariance (ModernBERT, DeBERTa, fp64), and
-a summary: fp32 against fp64 losses, files, head keys, how far the MC losses fall.
+one whose fp32 run is closest to its fp64 run, see the README; electra_mc's 96, the first one tried).
+Prints self-checks: the saved keys (electra_mc's config.json summary_* keys too), the MC batches, the
+tied gradient's parts, the MLM 2-worker halves (weights by labelled tokens) and MC halves (1 example per
+worker), distilbert_mc's ReLU units, the fp32 run again as 2 workers and (MC) with the choices rotated
+against reference.json, padding invariance (ModernBERT, DeBERTa, electra_mc; fp64), and a summary: fp32
+against fp64 losses, files, head keys, how far the MC losses fall.
 """
 import contextlib
 import json
@@ -89,11 +107,13 @@ import make_token_classification_references as tokcls  # noqa: E402
 import make_mlm_mc_references as mlmmc  # noqa: E402
 import make_modernbert_references as mb  # noqa: E402
 import make_deberta_references as deb  # noqa: E402
+import make_electra_references as electra  # noqa: E402
 
 EXAMPLES, CHOICES = mlmmc.EXAMPLES, mlmmc.CHOICES
 CUES = 8  # the right ending's words come from CUES fixed word ids
 MC_INITIALIZER_RANGE = 0.2  # the MC fixtures' config.json initializer_range (HF's default 0.02)
 CLASSIFIER_STD = 0.02  # the MC classifier.weight's init std
+ELECTRA_MC_SEED = 96
 
 
 # ------------------------------------------------------------------------------------- the heads
@@ -181,6 +201,38 @@ class DebertaV2ForMultipleChoice(mlmmc.BertForMultipleChoice):
         return self.pooler(self.deberta(flat(b["input_ids"]), flat(b["token_type_ids"]), flat(b["attention_mask"])))
 
 
+class ElectraSequenceSummary(nn.Module):
+    """transformers' SequenceSummary (modeling_utils.py, read at 040ba146) as ElectraConfig's defaults configure it:
+    token 0 -> summary (H -> H) -> GELU (erf) -> last_dropout. The other options (summary_type "last"/"mean"/
+    "cls_index", summary_proj_to_labels, summary_first_dropout, no activation) are not ported."""
+
+    def __init__(self, c):
+        super().__init__()
+        assert c["summary_type"] == "first" and c["summary_use_proj"] and c["summary_activation"] == "gelu"
+        assert not c.get("summary_proj_to_labels") and not c.get("summary_first_dropout")  # ElectraConfig has neither
+        self.summary = nn.Linear(c["hidden_size"], c["hidden_size"])
+        p = c["summary_last_dropout"]
+        self.last_dropout = nn.Dropout(p) if p > 0 else nn.Identity()  # HF: a Dropout only where > 0
+
+    def forward(self, hidden):
+        return self.last_dropout(F.gelu(self.summary(hidden[:, 0])))  # get_activation("gelu"): the erf form
+
+
+class ElectraForMultipleChoice(mlmmc.BertForMultipleChoice):  # logits: classifier(sequence_summary(h)).view(-1, 4)
+    def __init__(self, c):
+        nn.Module.__init__(self)
+        self.electra = electra.ElectraModel(c)
+        self.sequence_summary = ElectraSequenceSummary(c)
+        self.classifier = nn.Linear(c["hidden_size"], 1)
+
+    def pooled(self, b):
+        return self.sequence_summary(self.electra(flat(b["input_ids"]), flat(b["token_type_ids"]),
+                                                  flat(b["attention_mask"])))
+
+    def logits(self, b):  # no dropout between sequence_summary and classifier (the summary's last_dropout is it)
+        return self.classifier(self.pooled(b)).view(-1, b["input_ids"].shape[1])
+
+
 class ModernBertForMultipleChoice(mb.ModernBertForSequenceClassification):
     """model, head, drop, classifier (H -> 1): ModernBertForSequenceClassification's modules with one output
     (so make_modernbert_references.init_weights gives classifier HF's std hidden_size**-0.5), on the rows
@@ -222,7 +274,8 @@ def modernbert_init(module):  # ModernBERT's _init_weights (config.json's initia
 
 
 def bert_family_mc_init(config):
-    """HF's _init_weights with config.json's initializer_range, then classifier.weight from N(0, CLASSIFIER_STD)."""
+    """HF's _init_weights with config.json's initializer_range, then classifier.weight from N(0, CLASSIFIER_STD).
+    ElectraPreTrainedModel._init_weights is BERT's (copied from it)."""
 
     def init(module):
         HF_INIT(module, config["initializer_range"])
@@ -353,6 +406,32 @@ def relu_check(config, state, folder):
           f"choices of an example; |pre-activation| >= {float(z.abs().min()):.1e}")
 
 
+def electra_padding_check(config, state, rows):
+    """electra_mc: each of batches[0] example 0's padded choices, as a row, against the same row alone and unpadded
+    (fp64): the encoder output at its real tokens and its logit (classifier(sequence_summary(h)))."""
+    model = ElectraForMultipleChoice(config).double()
+    model.load_state_dict({k: t.double() for k, t in state.items()})
+    b = {k: torch.tensor(v) for k, v in rows.items() if k != "labels"}
+    logit = lambda h: model.classifier(model.sequence_summary(h))[:, 0]
+    worst_hidden = worst_logits = 0.0
+    padded = 0
+    with torch.no_grad():
+        hidden = model.electra(b["input_ids"], b["token_type_ids"], b["attention_mask"])
+        logits = logit(hidden)
+        for r in range(CHOICES):
+            length = int(b["attention_mask"][r].sum())
+            if length == base.SEQ:
+                continue
+            padded += 1
+            alone = model.electra(*(b[k][r:r + 1, :length] for k in ("input_ids", "token_type_ids", "attention_mask")))
+            worst_hidden = max(worst_hidden, float((hidden[r, :length] - alone[0]).abs().max()))
+            worst_logits = max(worst_logits, float((logits[r] - logit(alone)[0]).abs().max()))
+    print(f"  electra_mc (batches[0] example 0's choices as rows): {padded} padded rows (lengths "
+          f"{[int(x) for x in b['attention_mask'].sum(1)]}) vs the same rows unpadded, fp64: encoder output at the "
+          f"real tokens differs by at most {worst_hidden:.1e}, logits by {worst_logits:.1e}")
+    assert padded >= 2 and worst_hidden < 1e-12 and worst_logits < 1e-12
+
+
 def first_example(batch):
     """The 4 choices of batches[0]'s example 0 as 4 rows (choice 0 unpadded), for the padding checks."""
     rows = {k: v[0] for k, v in batch.items() if k != "labels"}
@@ -362,8 +441,11 @@ def first_example(batch):
 
 # ----------------------------------------------------------------------------------------- main
 def main():
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests",
-                                                                 "fixtures", "reference_heads")
+    args = sys.argv[1:]
+    only = None
+    if args[:1] == ["--only"]:
+        only, args = set(args[1].split(",")), args[2:]
+    out_dir = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "reference_heads")
     torch.set_num_threads(1)
     bert_words = tokcls.bert_word_ids()  # 5..127 without [UNK] 100, [CLS] 101, [SEP] 102, [MASK] 103
     deberta_words = list(range(deb.FIRST_WORD, base.VOCAB))
@@ -382,7 +464,9 @@ def main():
     distil_mc_config = mlmmc.without_labels(base.distilbert_config("DistilBertForMultipleChoice", 2))
     modern_mc_config = mb.legacy_config("ModernBertForMultipleChoice", "cls", None)
     deberta_mc_config = mlmmc.without_labels(deb.v3_config("DebertaV2ForMultipleChoice", 2))
-    for config in (distil_mc_config, modern_mc_config, deberta_mc_config):
+    electra_mc_config = electra.electra_config("ElectraForMultipleChoice", 2, with_labels=False)
+    electra_mc_config["summary_last_dropout"] = 0.0  # dropout 0 as everywhere here (ElectraConfig's default 0.1)
+    for config in (distil_mc_config, modern_mc_config, deberta_mc_config, electra_mc_config):
         config["initializer_range"] = MC_INITIALIZER_RANGE
     modern_ids = f"[PAD] {mb.PAD}, [CLS]=bos {mb.CLS}, [SEP]=eos {mb.SEP}, [MASK] {mb.MASK}, words 0..{mb.UNK - 1}"
 
@@ -406,7 +490,16 @@ def main():
                          cue_mc_batch_maker(deb.CLS, deb.SEP, deb.PAD, 1, True, deberta_words),
                          f"pad {deb.PAD}, [CLS] {deb.CLS}, [SEP] {deb.SEP}, words {deb.FIRST_WORD}..127; choices [CLS] "
                          "context [SEP] ending [SEP], token types 0/1 (ignored: type_vocab_size 0)"
-                         + mc_tail(deberta_words))}
+                         + mc_tail(deberta_words)),
+          "electra_mc": (ElectraForMultipleChoice, electra_mc_config, ELECTRA_MC_SEED,
+                         bert_family_mc_init(electra_mc_config),
+                         cue_mc_batch_maker(base.CLS, base.SEP, base.PAD, 1, True, bert_words),
+                         "pad 0, [CLS] 101, [SEP] 102; choices [CLS] context [SEP] ending [SEP], token types 0/1"
+                         + mc_tail(bert_words))}
+    if only is not None:
+        assert only <= set(mlm) | set(mc), sorted(only - set(mlm) - set(mc))
+        mlm = {k: v for k, v in mlm.items() if k in only}
+        mc = {k: v for k, v in mc.items() if k in only}
     states = {}
     for name, (model_class, config, seed, init, maker, note) in mlm.items():
         with init_with(init):
@@ -420,7 +513,8 @@ def main():
                                                                  "initializer_range": MC_INITIALIZER_RANGE,
                                                                  "classifier_init_std": CLASSIFIER_STD})
 
-    print("masking (all 20 batches):")
+    if mlm:
+        print("masking (all 20 batches):")
     for name, spec in mlm.items():
         k = spec[4].kinds
         print(f"  {name}: {sum(k.values())} labelled tokens: {k['mask']} masked, {k['random']} random, "
@@ -428,56 +522,92 @@ def main():
     print("saved keys:")
     for name, tied, word_key in (("distilbert_mlm", "vocab_projector.", "distilbert.embeddings.word_embeddings.weight"),
                                  ("modernbert_mlm", "decoder.", "model.embeddings.tok_embeddings.weight")):
+        if name not in states:
+            continue
         keys = mlmmc.safetensors_keys(os.path.join(out_dir, name, "model.safetensors"))
         assert f"{tied}weight" not in keys and keys[f"{tied}bias"] == [base.VOCAB] and keys[word_key] == [base.VOCAB,
                                                                                                       base.HIDDEN]
         print(f"  {name}: no {tied}weight (tied to {word_key}), {tied}bias [{base.VOCAB}]")
     heads = {"distilbert_mc": ("pre_classifier.weight", "pre_classifier.bias"),
              "modernbert_mc": ("head.dense.weight", "head.norm.weight"),
-             "deberta_mc": ("pooler.dense.weight", "pooler.dense.bias")}
+             "deberta_mc": ("pooler.dense.weight", "pooler.dense.bias"),
+             "electra_mc": ("sequence_summary.summary.weight", "sequence_summary.summary.bias")}
     for name, needed in heads.items():
+        if name not in states:
+            continue
         keys = mlmmc.safetensors_keys(os.path.join(out_dir, name, "model.safetensors"))
         assert set(needed) <= set(keys) and keys["classifier.weight"] == [1, base.HIDDEN]
         assert keys["classifier.bias"] == [1]
         print(f"  {name}: {', '.join(needed)}, classifier.weight [1, {base.HIDDEN}], classifier.bias [1]")
-    modern = mlmmc.safetensors_keys(os.path.join(out_dir, "modernbert_mc", "model.safetensors"))
-    assert "head.dense.bias" not in modern and "head.norm.bias" not in modern  # classifier_bias, norm_bias false
+    if "modernbert_mc" in states:
+        modern = mlmmc.safetensors_keys(os.path.join(out_dir, "modernbert_mc", "model.safetensors"))
+        assert "head.dense.bias" not in modern and "head.norm.bias" not in modern  # classifier_bias, norm_bias false
+    if "electra_mc" in states:
+        keys = mlmmc.safetensors_keys(os.path.join(out_dir, "electra_mc", "model.safetensors"))
+        head = {k: v for k, v in keys.items() if not k.startswith("electra.")}
+        assert head == {"sequence_summary.summary.weight": [base.HIDDEN, base.HIDDEN],
+                        "sequence_summary.summary.bias": [base.HIDDEN], "classifier.weight": [1, base.HIDDEN],
+                        "classifier.bias": [1]}, head
+        assert keys["electra.embeddings_project.weight"] == [base.HIDDEN, electra.EMBEDDING]
+        assert not any("pooler" in k or "dropout" in k for k in keys)
+        with open(os.path.join(out_dir, "electra_mc", "config.json")) as f:
+            saved = json.load(f)
+        summary = {k: v for k, v in saved.items() if k.startswith("summary_")}
+        assert summary == {"summary_activation": "gelu", "summary_last_dropout": 0.0, "summary_type": "first",
+                           "summary_use_proj": True}, summary
+        print(f"  electra_mc: electra.embeddings_project.weight [{base.HIDDEN}, {electra.EMBEDDING}]; config.json "
+              f"{json.dumps(summary, sort_keys=True)}")
     print("multiple-choice batches:")
     for name, (cls, sep, pad), words in (("distilbert_mc", (base.CLS, base.SEP, base.PAD), bert_words),
                                          ("modernbert_mc", (mb.CLS, mb.SEP, mb.PAD), mb.WORDS),
-                                         ("deberta_mc", (deb.CLS, deb.SEP, deb.PAD), deberta_words)):
+                                         ("deberta_mc", (deb.CLS, deb.SEP, deb.PAD), deberta_words),
+                                         ("electra_mc", (base.CLS, base.SEP, base.PAD), bert_words)):
+        if name not in states:
+            continue
         folder = os.path.join(out_dir, name)
         mlmmc.mc_batch_check(mlmmc.load(folder), cls, sep, pad, 1)
         cue_check(name, folder, words[:CUES], sep, 1)
 
-    print("tied word embeddings:")
-    mlmmc.tied_gradient("distilbert_mlm", DistilBertForMaskedLM, distil_mlm_config, states["distilbert_mlm"],
-                        os.path.join(out_dir, "distilbert_mlm"), "distilbert.embeddings.word_embeddings.weight")
-    mlmmc.tied_gradient("modernbert_mlm", ModernBertForMaskedLM, modern_mlm_config, states["modernbert_mlm"],
-                        os.path.join(out_dir, "modernbert_mlm"), "model.embeddings.tok_embeddings.weight")
+    if mlm:
+        print("tied word embeddings:")
+    if "distilbert_mlm" in states:
+        mlmmc.tied_gradient("distilbert_mlm", DistilBertForMaskedLM, distil_mlm_config, states["distilbert_mlm"],
+                            os.path.join(out_dir, "distilbert_mlm"), "distilbert.embeddings.word_embeddings.weight")
+    if "modernbert_mlm" in states:
+        mlmmc.tied_gradient("modernbert_mlm", ModernBertForMaskedLM, modern_mlm_config, states["modernbert_mlm"],
+                            os.path.join(out_dir, "modernbert_mlm"), "model.embeddings.tok_embeddings.weight")
     print("2-worker halves:")
     for name, (model_class, config, *_) in mlm.items():
         tokcls.half_check(name, model_class, config, states[name], os.path.join(out_dir, name))
     for name, (model_class, config, *_) in mc.items():
         mlmmc.mc_half_check(name, model_class, config, states[name], os.path.join(out_dir, name))
-    relu_check(distil_mc_config, states["distilbert_mc"], os.path.join(out_dir, "distilbert_mc"))
+    if "distilbert_mc" in states:
+        relu_check(distil_mc_config, states["distilbert_mc"], os.path.join(out_dir, "distilbert_mc"))
     print("the fp32 run in another summation order, against reference.json (relative differences):")
     for name, (model_class, config, *_) in list(mlm.items()) + list(mc.items()):
         for how in ("2 workers", "choices rotated") if name in mc else ("2 workers",):
             rerun_fp32(name, model_class, config, states[name], os.path.join(out_dir, name), how)
     print("padding invariance (fp64):")
-    modern_batch = mlmmc.load(os.path.join(out_dir, "modernbert_mlm"))["batches"][0]
-    mb.check_padding("modernbert_mlm", ModernBertForMaskedLM, modern_mlm_config, states["modernbert_mlm"], modern_batch)
-    mb.check_padding("modernbert_mc (batches[0] example 0's choices as rows)", mb.ModernBertForSequenceClassification,
-                     dict(modern_mc_config, num_labels=1), states["modernbert_mc"],
-                     first_example(mlmmc.load(os.path.join(out_dir, "modernbert_mc"))["batches"][0]))
-    deb.check_padding("deberta_mc (batches[0] example 0's choices as rows)", deb.DebertaV2ForSequenceClassification,
-                      dict(deberta_mc_config, num_labels=1), states["deberta_mc"],
-                      first_example(mlmmc.load(os.path.join(out_dir, "deberta_mc"))["batches"][0]))
+    if "modernbert_mlm" in states:
+        modern_batch = mlmmc.load(os.path.join(out_dir, "modernbert_mlm"))["batches"][0]
+        mb.check_padding("modernbert_mlm", ModernBertForMaskedLM, modern_mlm_config, states["modernbert_mlm"],
+                         modern_batch)
+    if "modernbert_mc" in states:
+        mb.check_padding("modernbert_mc (batches[0] example 0's choices as rows)",
+                         mb.ModernBertForSequenceClassification, dict(modern_mc_config, num_labels=1),
+                         states["modernbert_mc"],
+                         first_example(mlmmc.load(os.path.join(out_dir, "modernbert_mc"))["batches"][0]))
+    if "deberta_mc" in states:
+        deb.check_padding("deberta_mc (batches[0] example 0's choices as rows)", deb.DebertaV2ForSequenceClassification,
+                          dict(deberta_mc_config, num_labels=1), states["deberta_mc"],
+                          first_example(mlmmc.load(os.path.join(out_dir, "deberta_mc"))["batches"][0]))
+    if "electra_mc" in states:
+        electra_padding_check(electra_mc_config, states["electra_mc"],
+                              first_example(mlmmc.load(os.path.join(out_dir, "electra_mc"))["batches"][0]))
 
     print("summary:")
     prefixes = {"distilbert": ("distilbert.embeddings", "distilbert.transformer"), "modernbert": ("model.",),
-                "deberta": ("deberta.",)}
+                "deberta": ("deberta.",), "electra": ("electra.",)}
     for name in list(mlm) + list(mc):
         r = report(name, out_dir, prefixes[name.split("_")[0]])
         if name in mc:

@@ -16,7 +16,7 @@ ClassificationHead::ClassificationHead(const BertConfig& config, const ParamTabl
                                        std::span<float> params, std::span<float> grads)
     : config_(config),
       mean_pooling_(config.classifier_pooling == "mean"),
-      dropout_first_(architecture_of(config).pooler_input_dropout != nullptr && !encoder_pooler(config)),
+      dropout_first_(architecture_of(config).pooler_input_dropout != nullptr && !own_choice_dense(config)),
       dense_(config, table, params, grads) {
   const std::string classifier =
       config.head == ModelHead::kMultipleChoice ? "classifier" : architecture_of(config).classifier;
@@ -26,14 +26,13 @@ ClassificationHead::ClassificationHead(const BertConfig& config, const ParamTabl
   d_classifier_b_ = grads.data() + table.at(classifier + ".bias").offset;
 }
 
-bool ClassificationHead::encoder_pooler(const BertConfig& config) {
-  return config.head == ModelHead::kMultipleChoice &&
-         architecture_of(config).multiple_choice == ChoiceHead::kEncoderPooler;
+bool ClassificationHead::own_choice_dense(const BertConfig& config) {
+  return config.head == ModelHead::kMultipleChoice && architecture_of(config).multiple_choice == ChoiceHead::kOwnDense;
 }
 
 float ClassificationHead::dropout_p() const {
   if (!context_.train) return 0.0f;
-  if (encoder_pooler(config_)) return static_cast<float>(config_.hidden_dropout_prob);  // RobertaForMultipleChoice
+  if (own_choice_dense(config_)) return static_cast<float>(config_.*architecture_of(config_).choice_dropout);
   return static_cast<float>(config_.*architecture_of(config_).classifier_dropout);
 }
 

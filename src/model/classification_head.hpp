@@ -9,7 +9,7 @@
 // classifier_dropout). Loss: cross-entropy, or MSE when num_labels == 1.
 // Multiple choice (<Family>ForMultipleChoice): the same on every choice's row with one output
 // (classifier, H -> 1; RoBERTa: its encoder pooler instead of its classification head's dense
-// layer), the (B, 1) scores viewed as (B / choices, choices), cross-entropy over the choices.
+// layer; ELECTRA: SequenceSummary's dense and GELU), the (B, 1) scores viewed as (B / choices, choices), cross-entropy over the choices.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -39,8 +39,9 @@ class ClassificationHead final : public TaskHead {
   std::int64_t first_offset() const override { return dense_.first_offset(); }
 
  private:
-  // RoBERTa's multiple choice: the encoder's pooler, no dropout before it.
-  static bool encoder_pooler(const BertConfig& config);
+  // Multiple choice with a dense layer of its own (RoBERTa's encoder pooler, ELECTRA's sequence
+  // summary): no dropout before it, its own rate after it.
+  static bool own_choice_dense(const BertConfig& config);
   float dropout_p() const;        // before the classifier
   float input_dropout_p() const;  // before the dense layer, where the family has one
 

@@ -48,7 +48,7 @@ void ParamTable::add_head(const BertConfig& c) {
     add_norm(arch.masked_lm.norm, h, c.norm_bias);
     if (c.decoder_bias) add(arch.masked_lm.bias, {c.vocab_size}, ParamKind::kBias);
   } else if (c.head == ModelHead::kMultipleChoice) {  // one score per choice
-    if (arch.multiple_choice == ChoiceHead::kEncoderPooler) {
+    if (arch.multiple_choice == ChoiceHead::kOwnDense) {
       add_linear(arch.choice_pooler, h, h, true);
     } else {
       pooler();

@@ -12,8 +12,8 @@ namespace shmtrain::model {
 
 DenseBlock classifier_block(const BertConfig& config) {
   const Architecture& arch = architecture_of(config);
-  if (config.head == ModelHead::kMultipleChoice && arch.multiple_choice == ChoiceHead::kEncoderPooler) {
-    return {arch.choice_pooler, nullptr, Activation::kTanh};
+  if (config.head == ModelHead::kMultipleChoice && arch.multiple_choice == ChoiceHead::kOwnDense) {
+    return {arch.choice_pooler, nullptr, arch.choice_activation};
   }
   return {arch.pooler, arch.pooler_norm, arch.pooler_activation};
 }

@@ -22,8 +22,8 @@ struct DenseBlock {
   Activation activation;
 };
 
-// The block before config.head's classifier: the family's pooler, or RoBERTa's encoder pooler
-// for multiple choice (architecture.hpp's ChoiceHead).
+// The block before config.head's classifier: the family's pooler, or multiple choice's own dense
+// layer (architecture.hpp's ChoiceHead: RoBERTa's encoder pooler, ELECTRA's sequence summary).
 DenseBlock classifier_block(const BertConfig& config);
 // <Family>ForMaskedLM's transform (GELU). REQUIRES: the family has one.
 DenseBlock masked_lm_block(const BertConfig& config);

@@ -3,7 +3,7 @@
 // XLMRobertaForSequenceClassification, the token-classification heads, ModernBERT's, ELECTRA's and
 // DeBERTa's heads, BertForMaskedLM and RobertaForMaskedLM (tied decoders, pre-masked rows:
 // tools/make_mlm_mc_references.py), BertForMultipleChoice and RobertaForMultipleChoice, and
-// DistilBERT's and ModernBERT's MaskedLM and DistilBERT's, ModernBERT's and DeBERTa's
+// DistilBERT's and ModernBERT's MaskedLM and DistilBERT's, ModernBERT's, DeBERTa's and ELECTRA's
 // MultipleChoice (tools/make_mlm_mc_family_references.py) (XLM-R's rows are padded with id 1, so RoBERTa's positions count from the ids) against PyTorch: tests/fixtures/reference_heads (tools/make_head_references.py) holds each as
 // a tiny HF-format model, 20 batches, and PyTorch's loss, gradient norm, per-parameter
 // gradient norms at step 0 and parameter norms after 20 AdamW steps (lr 1e-3, weight decay
@@ -221,7 +221,8 @@ INSTANTIATE_TEST_SUITE_P(Models, HeadParity,
                                            // AdamW turns into steps (1.3e-3 of its norm after 20 steps).
                                            Fixture{"distilbert_mc", ModelHead::kMultipleChoice, 5e-3},
                                            Fixture{"modernbert_mc", ModelHead::kMultipleChoice},
-                                           Fixture{"deberta_mc", ModelHead::kMultipleChoice}),
+                                           Fixture{"deberta_mc", ModelHead::kMultipleChoice},
+                                           Fixture{"electra_mc", ModelHead::kMultipleChoice}),
                          [](const ::testing::TestParamInfo<Fixture>& param_info) {
                            return param_info.param.name;
                          });

@@ -116,6 +116,14 @@ struct BertConfig {
   std::int64_t pooler_hidden_size = 0;  // 0: hidden_size
   double pooler_dropout = 0.0;
   std::string pooler_hidden_act = "gelu";
+  // ELECTRA's SequenceSummary (ElectraForMultipleChoice): the first token, a dense layer
+  // (summary_use_proj), summary_activation, dropout summary_last_dropout; written back as read.
+  std::string summary_type = "first";
+  bool summary_use_proj = true;
+  std::string summary_activation = "gelu";
+  double summary_last_dropout = 0.1;
+  double summary_first_dropout = 0.0;
+  bool has_summary_first_dropout = false;
   // Chosen by the run (the task), not by config.json: HF's scripts load any checkpoint into
   // the head class they need. architectures records it when the model is written.
   ModelHead head = ModelHead::kSequenceClassification;

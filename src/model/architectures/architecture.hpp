@@ -87,9 +87,11 @@ struct MaskedLmModules {
 
 // <Family>ForMultipleChoice's head over each choice's row: kSequenceHead, the family's
 // sequence-classification computation with one output (BERT, DistilBERT, ModernBERT, DeBERTa);
-// kEncoderPooler, RoBERTa's: the encoder's pooler (`pooler`, tanh; initialised when a checkpoint
-// lacks it), dropout(hidden_dropout_prob), `classifier`; kNone: not supported.
-enum class ChoiceHead { kNone, kSequenceHead, kEncoderPooler };
+// kOwnDense, a dense layer of its own on the first token instead (`choice_pooler`, initialised
+// when a checkpoint lacks it), `choice_activation`, dropout(config.*choice_dropout), `classifier`:
+// RoBERTa's encoder pooler (tanh, hidden_dropout_prob), ELECTRA's SequenceSummary (GELU,
+// summary_last_dropout); kNone: not supported.
+enum class ChoiceHead { kNone, kSequenceHead, kOwnDense };
 
 struct LayerStructure {
   NormPlacement norm;
@@ -144,7 +146,9 @@ struct Architecture {
   double BertConfig::*qa_dropout;
   MaskedLmModules masked_lm;
   ChoiceHead multiple_choice;
-  const char* choice_pooler;  // kEncoderPooler's dense layer ("roberta.pooler.dense")
+  const char* choice_pooler;  // kOwnDense's dense layer ("roberta.pooler.dense", "sequence_summary.summary")
+  Activation choice_activation;
+  double BertConfig::*choice_dropout;
   // nn.Embedding(padding_idx) zeroes the word table's padding row at initialisation (BERT's
   // families); ModernBERT's _init_weights overwrites it with random values.
   bool zero_padding_embedding;

@@ -55,6 +55,8 @@ const Architecture& bert_architecture() {
       .masked_lm = {"cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm", "cls.predictions.bias"},
       .multiple_choice = ChoiceHead::kSequenceHead,
       .choice_pooler = nullptr,
+      .choice_activation = Activation::kTanh,  // unused
+      .choice_dropout = nullptr,
       .zero_padding_embedding = true,
       .init_std = nullptr,
       // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, hidden_act,

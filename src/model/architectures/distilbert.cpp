@@ -73,6 +73,8 @@ const Architecture& distilbert_architecture() {
       .masked_lm = {"vocab_transform", "vocab_layer_norm", "vocab_projector.bias"},
       .multiple_choice = ChoiceHead::kSequenceHead,
       .choice_pooler = nullptr,
+      .choice_activation = Activation::kTanh,  // unused
+      .choice_dropout = nullptr,
       .zero_padding_embedding = true,
       .init_std = nullptr,
       // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, hidden_act,

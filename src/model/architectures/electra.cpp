@@ -24,15 +24,23 @@ void set_electra_defaults(BertConfig& config) {
 void read_electra_config(const ConfigObject& config, BertConfig& out) {
   config.read("embedding_size", out.embedding_size);
   read_bert_keys(config, out);
+  config.read("summary_type", out.summary_type);
+  config.read("summary_use_proj", out.summary_use_proj);
+  config.read("summary_activation", out.summary_activation);
+  config.read("summary_last_dropout", out.summary_last_dropout);
+  out.has_summary_first_dropout = config.find("summary_first_dropout") != nullptr;
+  config.read("summary_first_dropout", out.summary_first_dropout);
 }
 
 void write_electra_config(const BertConfig& config, ConfigFields& fields) {
   write_bert_keys(config, fields);
   fields["embedding_size"] = config.embedding_width();
-  fields["summary_activation"] = "gelu";  // ElectraConfig's sequence-summary keys, as it saves them
-  fields["summary_last_dropout"] = 0.1;
-  fields["summary_type"] = "first";
-  fields["summary_use_proj"] = true;
+  // ElectraConfig's sequence-summary keys, as it saves them.
+  fields["summary_activation"] = config.summary_activation;
+  fields["summary_last_dropout"] = config.summary_last_dropout;
+  fields["summary_type"] = config.summary_type;
+  fields["summary_use_proj"] = config.summary_use_proj;
+  if (config.has_summary_first_dropout) fields["summary_first_dropout"] = config.summary_first_dropout;
 }
 
 void validate_electra(const BertConfig& config, const std::string& source) {
@@ -41,6 +49,19 @@ void validate_electra(const BertConfig& config, const std::string& source) {
                config.embedding_size);
   }
   validate_bert_keys(config, source);
+  if (config.summary_last_dropout < 0 || config.summary_last_dropout >= 1) {
+    fail_input("{}: summary_last_dropout must be in [0, 1), got {}", source, config.summary_last_dropout);
+  }
+  if (config.head != ModelHead::kMultipleChoice) return;  // only ElectraForMultipleChoice reads them
+  if (config.summary_type != "first" || !config.summary_use_proj || config.summary_activation != "gelu" ||
+      config.summary_first_dropout > 0) {
+    fail_input("{}: ElectraForMultipleChoice is supported with its SequenceSummary as ElectraConfig sets it "
+               "(summary_type \"first\", summary_use_proj true, summary_activation \"gelu\", no "
+               "summary_first_dropout); the config says summary_type \"{}\", summary_use_proj {}, summary_activation "
+               "\"{}\", summary_first_dropout {}",
+               source, config.summary_type, config.summary_use_proj, config.summary_activation,
+               config.summary_first_dropout);
+  }
 }
 
 }  // namespace
@@ -70,8 +91,10 @@ const Architecture& electra_architecture() {
       .token_dropout = &BertConfig::hidden_dropout_prob,
       .qa_dropout = nullptr,  // ElectraForQuestionAnswering has none
       .masked_lm = {nullptr, nullptr, nullptr},
-      .multiple_choice = ChoiceHead::kNone,
-      .choice_pooler = nullptr,
+      .multiple_choice = ChoiceHead::kOwnDense,  // SequenceSummary: summary_type first, summary_use_proj
+      .choice_pooler = "sequence_summary.summary",
+      .choice_activation = Activation::kGelu,
+      .choice_dropout = &BertConfig::summary_last_dropout,
       .zero_padding_embedding = true,
       .init_std = nullptr,
       // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, hidden_act,

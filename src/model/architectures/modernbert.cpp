@@ -263,6 +263,8 @@ const Architecture& modernbert_architecture() {
       .masked_lm = {"head.dense", "head.norm", "decoder.bias"},
       .multiple_choice = ChoiceHead::kSequenceHead,
       .choice_pooler = nullptr,
+      .choice_activation = Activation::kTanh,  // unused
+      .choice_dropout = nullptr,
       .zero_padding_embedding = false,
       .init_std = modernbert_init_std,
       // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, hidden_act,

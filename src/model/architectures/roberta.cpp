@@ -68,8 +68,10 @@ Architecture roberta_family(const char* model_type, const char* class_prefix, co
       .token_dropout = &BertConfig::hidden_dropout_prob,
       .qa_dropout = nullptr,
       .masked_lm = {"lm_head.dense", "lm_head.layer_norm", "lm_head.bias"},
-      .multiple_choice = ChoiceHead::kEncoderPooler,
+      .multiple_choice = ChoiceHead::kOwnDense,  // RobertaForMultipleChoice: the encoder's pooler
       .choice_pooler = "roberta.pooler.dense",
+      .choice_activation = Activation::kTanh,
+      .choice_dropout = &BertConfig::hidden_dropout_prob,
       .zero_padding_embedding = true,
       .init_std = nullptr,
       // hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, hidden_act,
