@@ -37,20 +37,22 @@ def read_lengths(path, seq):
     return lengths
 
 
-def parse_args(description, presets):
+def parse_args(description, presets, default_preset="base", default_batch=32, lengths=True):
+    """The peers' command line; `lengths` False: no --lengths/--padding (every row full, as run_mlm's blocks)."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--bench-one", action="store_true", help="one training benchmark; prints RESULT {json}")
-    ap.add_argument("--preset", default="base", choices=presets)
+    ap.add_argument("--preset", default=default_preset, choices=presets)
     ap.add_argument("--nproc", type=int, default=1, choices=[1], help="processes (only 1)")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--batch", type=int, default=default_batch)
     ap.add_argument("--seq", type=int, default=128)
     ap.add_argument("--steps", type=int, default=5, help="timed steps")
     ap.add_argument("--warmup", type=int, default=2, help="untimed steps first")
-    ap.add_argument("--lengths", metavar="FILE", help="one real sequence length per line (e.g. "
-                    "mrpc_train_lengths.txt); rows beyond --seq are truncated to it")
-    ap.add_argument("--padding", default="max_length", choices=["max_length", "longest"],
-                    help="pad every batch to --seq or to its longest row (dynamic padding)")
+    if lengths:
+        ap.add_argument("--lengths", metavar="FILE", help="one real sequence length per line (e.g. "
+                        "mrpc_train_lengths.txt); rows beyond --seq are truncated to it")
+        ap.add_argument("--padding", default="max_length", choices=["max_length", "longest"],
+                        help="pad every batch to --seq or to its longest row (dynamic padding)")
     ap.add_argument("--bf16", action="store_true", help="forward and loss under torch.autocast(cpu, bfloat16)")
     a = ap.parse_args()
     if a.batch < 1 or a.seq < 1 or a.steps < 1 or a.warmup < 0 or a.threads < 1:

@@ -36,7 +36,6 @@ step_seconds_median, peak_rss_gib (ru_maxrss of this process), loss (the last st
 labelled_per_step (mean labelled tokens per timed step), parameters (the tied matrix once) and the
 shape. Needs Debian's python3-torch (/usr/bin/python3).
 """
-import argparse
 import contextlib
 import json
 import os
@@ -73,26 +72,6 @@ PRESETS = {  # (model class, config, specials, ordinary words [low, high), usabl
 }
 
 
-def parse_args():  # tools/torch_classifier_bench.py's flags, less --lengths/--padding (blocks are full)
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bench-one", action="store_true", help="one training benchmark; prints RESULT {json}")
-    ap.add_argument("--preset", default="bert-base", choices=PRESETS)
-    ap.add_argument("--nproc", type=int, default=1, choices=[1], help="processes (only 1)")
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=8)
-    ap.add_argument("--seq", type=int, default=128)
-    ap.add_argument("--steps", type=int, default=5, help="timed steps")
-    ap.add_argument("--warmup", type=int, default=2, help="untimed steps first")
-    ap.add_argument("--bf16", action="store_true", help="forward and loss under torch.autocast(cpu, bfloat16)")
-    a = ap.parse_args()
-    if a.batch < 1 or a.seq < 3 or a.steps < 1 or a.warmup < 0 or a.threads < 1:
-        ap.error("--batch, --steps and --threads must be >= 1, --seq >= 3, --warmup >= 0")
-    if not a.bench_one:
-        ap.print_help()
-        return None
-    return a
-
-
 def layer_norm_in_fp32(model):
     """--bf16 on torch < 2: CPU layer_norm wants input and weight of one dtype, and the head's LayerNorm
     gets gelu(dense(x)) in bf16 (the encoder's get fp32 sums with the residual); newer torch takes the
@@ -121,11 +100,14 @@ def make_batch(generator, b, seq, specials, words, vocab):
 
 
 def main():
-    a = parse_args()
+    a = bench.parse_args(__doc__.split("\n\n")[0], PRESETS, default_preset="bert-base", default_batch=8,
+                         lengths=False)
     if a is None:
         return
     torch.set_num_threads(a.threads)
     model_class, c, specials, words, usable = PRESETS[a.preset]
+    if a.seq < 3:
+        raise SystemExit("--seq must be >= 3 ([CLS], a word, [SEP])")
     if a.seq > usable:
         raise SystemExit(f"--seq {a.seq} > the {usable} usable positions of {a.preset}")
     torch.manual_seed(0)
