@@ -1,5 +1,7 @@
 #include "shmtrain/data/table.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <iterator>
 #include <system_error>
@@ -18,6 +20,12 @@ std::optional<std::size_t> Table::find_column(std::string_view name) const {
 std::size_t Table::column(std::string_view name, std::string_view hint) const {
   if (const auto index = find_column(name)) return *index;
   fail_input("{}: no column '{}' (columns: {}); {}", source, name, join_names(columns), hint);
+}
+
+std::string lower_extension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
 }
 
 std::string read_data_file(const std::filesystem::path& path, std::string_view what) {

@@ -41,6 +41,10 @@ struct Dataset {
   std::vector<Example> examples;
 };
 
+// The scripts' --max_train_samples / --max_eval_samples / --max_predict_samples: keeps the
+// first `max_samples` rows (all when unset).
+void keep_first(Dataset& dataset, std::optional<std::size_t> max_samples);
+
 // The classes of a task, id -> name, as config.json's id2label; or a regression target.
 struct LabelSet {
   bool regression = false;

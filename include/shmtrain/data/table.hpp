@@ -52,6 +52,9 @@ struct Table {
 // and `what` it should be when the file is missing or unreadable.
 std::string read_data_file(const std::filesystem::path& path, std::string_view what);
 
+// The file's extension lower-cased (".CSV" -> ".csv"): what the readers dispatch on.
+std::string lower_extension(const std::filesystem::path& path);
+
 // Tab-separated values, no quoting (GLUE's files). CRLF line ends are accepted and blank
 // lines at the end of the file skipped; any other line must have one field per column.
 // With a header the columns are the first line; without, `columns` names them.

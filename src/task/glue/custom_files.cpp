@@ -1,6 +1,5 @@
 
 #include <algorithm>
-#include <cctype>
 
 #include "shmtrain/data/json_lines.hpp"
 #include "shmtrain/data/parquet_split.hpp"
@@ -34,13 +33,6 @@ struct RawFile {
   std::vector<std::string> class_names;  // a parquet file's ClassLabel names of its label column
 };
 
-std::string lower_extension(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext;
-}
-
 // JSON rows (a .json/.jsonl file, or parquet rows): text, or pre-tokenized.
 void read_rows(JsonLines lines, std::size_t max_seq_length, RawFile& file) {
   if (is_pretokenized(lines)) {
@@ -71,7 +63,7 @@ RawFile read_parquet_rows(data::ParquetRows rows, std::size_t max_seq_length, bo
 // `labels_optional`: a --test_file may come without its label column.
 RawFile read_raw_file(const std::filesystem::path& path, const char* flag, std::size_t max_seq_length,
                       bool labels_optional = false) {
-  const std::string ext = lower_extension(path);
+  const std::string ext = data::lower_extension(path);
   const std::string what = fmt::format("the {} file (.csv, .tsv, .json, .jsonl or .parquet)", flag);
   if (ext == ".parquet") return read_parquet_rows(data::read_parquet(path, what), max_seq_length, labels_optional);
   RawFile file;

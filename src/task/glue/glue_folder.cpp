@@ -9,10 +9,6 @@
 namespace shmtrain::task {
 namespace {
 
-void keep_first(data::Dataset& dataset, std::optional<std::size_t> max_samples) {
-  if (max_samples && dataset.examples.size() > *max_samples) dataset.examples.resize(*max_samples);
-}
-
 }  // namespace
 
 // REQUIRES: options.task_name lower-cased.
@@ -58,7 +54,7 @@ std::unique_ptr<Task> ClassificationTask::from_glue_folder(const TaskOptions& op
     const std::filesystem::path test = !options.test_file.empty() ? options.test_file
                                        : options.data_dir / (task->name == "mnli" ? "test_matched.tsv" : "test.tsv");
     out->test_ = load_glue_test(*task, test, tokenizer, options.max_seq_length);
-    keep_first(*out->test_, options.max_predict_samples);
+    data::keep_first(*out->test_, options.max_predict_samples);
   }
   return out;
 }
@@ -88,7 +84,7 @@ std::unique_ptr<Task> ClassificationTask::from_glue_dataset(const GlueTask& task
                      ? load_glue_test(task, options.test_file, tokenizer, options.max_seq_length)
                      : load_glue_parquet(task, splits.test, tokenizer, options.max_seq_length,
                                          options.max_predict_samples, false);
-    keep_first(*out->test_, options.max_predict_samples);
+    data::keep_first(*out->test_, options.max_predict_samples);
   }
   return out;
 }

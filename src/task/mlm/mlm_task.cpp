@@ -12,10 +12,6 @@
 namespace shmtrain::task {
 namespace {
 
-void keep_first(data::Dataset& dataset, const std::optional<std::size_t>& n) {
-  if (n && dataset.examples.size() > *n) dataset.examples.resize(*n);
-}
-
 // How the vocabulary marks words: WordPiece's "##" continuations, or byte-level BPE's "Ġ" and
 // SentencePiece's "▁" word starts, whichever its tokens carry most.
 data::TokenClasses token_classes(const text::Tokenizer& tokenizer, bool whole_word, std::string& marks) {
@@ -97,7 +93,7 @@ std::unique_ptr<Task> MlmTask::load(const TaskOptions& options, const text::Toke
   }
   const auto rows = [&](const MlmSource& source, const std::optional<std::size_t>& max_samples, const char* what) {
     data::Dataset dataset = mlm_rows(source, tokenizer, options.max_seq_length, options.line_by_line);
-    keep_first(dataset, max_samples);
+    data::keep_first(dataset, max_samples);
     if (dataset.examples.empty()) {
       fail_input("{}: no {} rows: {}", source.source, what,
                  options.line_by_line ? "every line is blank"

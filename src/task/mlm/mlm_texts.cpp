@@ -1,7 +1,6 @@
 #include "shmtrain/task/mlm/mlm_texts.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <limits>
 
 #include <fmt/format.h>
@@ -15,12 +14,6 @@
 
 namespace shmtrain::task {
 namespace {
-
-std::string lower_extension(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext;
-}
 
 // One text per line; a last line without its newline counts, an empty file has no texts.
 std::vector<MlmText> text_lines(const std::string& bytes) {
@@ -95,7 +88,7 @@ MlmSource from_json_rows(data::JsonLines lines) {
 MlmSource read_mlm_source(const std::vector<std::filesystem::path>* shards, const std::filesystem::path& path,
                           const char* flag) {
   if (shards != nullptr && !shards->empty()) return from_json_rows(data::read_parquet_split(*shards, flag).rows);
-  const std::string ext = lower_extension(path);
+  const std::string ext = data::lower_extension(path);
   const std::string what = fmt::format("the {} file (.txt, .csv, .json, .jsonl or .parquet)", flag);
   if (ext == ".parquet") return from_json_rows(data::read_parquet(path, what).rows);
   if (ext == ".json" || ext == ".jsonl") return from_json_rows(data::read_json_lines(path, what));

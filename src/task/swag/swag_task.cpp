@@ -1,7 +1,6 @@
 #include "shmtrain/task/swag/swag_task.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <mutex>
 
@@ -25,18 +24,12 @@ struct SwagRows {
   bool labelled = true;
 };
 
-std::string lower_extension(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext;
-}
-
 data::Table read_table(const std::vector<std::filesystem::path>* shards, const std::filesystem::path& path,
                        const char* flag) {
   if (shards != nullptr && !shards->empty()) {
     return data::json_lines_table(data::read_parquet_split(*shards, flag).rows);
   }
-  const std::string ext = lower_extension(path);
+  const std::string ext = data::lower_extension(path);
   const std::string what = fmt::format("the {} file (.csv, .json, .jsonl or .parquet with SWAG's columns)", flag);
   if (ext == ".csv") return data::read_csv(path, what);
   if (ext == ".json" || ext == ".jsonl") return data::json_lines_table(data::read_json_lines(path, what));
@@ -122,10 +115,6 @@ SwagRows swag_rows(const data::Table& table, const text::Tokenizer& tokenizer, s
   return out;
 }
 
-void keep_first(data::Dataset& dataset, const std::optional<std::size_t>& n) {
-  if (n && dataset.examples.size() > *n) dataset.examples.resize(*n);
-}
-
 }  // namespace
 
 std::unique_ptr<Task> SwagTask::load(const TaskOptions& options, const text::Tokenizer& tokenizer, bool need_train,
@@ -140,7 +129,7 @@ std::unique_ptr<Task> SwagTask::load(const TaskOptions& options, const text::Tok
                  flag);
     }
     SwagRows rows = swag_rows(read_table(shards, file, flag), tokenizer, options.max_seq_length, labels_optional);
-    keep_first(rows.dataset, max_samples);
+    data::keep_first(rows.dataset, max_samples);
     if (rows.dataset.examples.empty()) fail_input("{}: no examples", rows.dataset.source);
     return rows;
   };
