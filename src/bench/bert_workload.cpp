@@ -83,7 +83,7 @@ model::BertConfig bench_preset(const std::string& name) {
 }
 
 double step_flops(const model::BertConfig& config, std::int64_t batch, std::int64_t seq) {
-  return static_cast<double>(batch) * model::sequence_train_flops(config, seq);
+  return model::batch_train_flops(config, synthetic_batch(config, batch, seq, 0));
 }
 
 data::Batch synthetic_batch(const model::BertConfig& config, std::int64_t batch, std::int64_t seq,

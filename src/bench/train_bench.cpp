@@ -15,7 +15,9 @@
 #include "shmtrain/data/token_balance.hpp"
 #include "shmtrain/launch/launcher.hpp"
 #include "shmtrain/model/init.hpp"
+#include "shmtrain/model/train_flops.hpp"
 #include "shmtrain/tensor/threads.hpp"
+#include "shmtrain/train/machine_rate.hpp"
 #include "shmtrain/train/step_engine.hpp"
 
 namespace shmtrain::bench {
@@ -86,10 +88,10 @@ class StepBatches {
     }
   }
 
-  // The batch of step k, and the useful flops of the whole step (every worker's rows).
+  // The batch of step k, and the useful flops of this worker's rows.
   const data::Batch& at(std::int64_t k, double& flops) {
     if (options_.lengths.empty()) {
-      flops = step_flops(config_, batch_, options_.seq);
+      flops = model::batch_train_flops(config_, fixed_);
       return fixed_;
     }
     const auto n = static_cast<std::int64_t>(options_.lengths.size());
@@ -97,7 +99,6 @@ class StepBatches {
     flops = 0;
     for (std::int64_t i = 0; i < batch_; ++i) {
       const std::int64_t row = (k * batch_ + i) % n;
-      flops += step_flops(config_, 1, options_.lengths[static_cast<std::size_t>(row)]);
       global.push_back(row);
       if (i / share_ == rank_) mine.push_back(row);
     }
@@ -108,7 +109,17 @@ class StepBatches {
     current_ = data::collate(dataset_, mine, static_cast<std::size_t>(options_.seq), options_.padding,
                              static_cast<std::int32_t>(config_.pad_token_id), data::Target::kClass);
     model::validate_batch(current_, config_, "the synthetic batch");
+    flops = model::batch_train_flops(config_, current_);
     return current_;
+  }
+
+  // A micro-batch's tokens on average: the worker's share of the batch x the mean length.
+  std::int64_t mean_tokens() const {
+    if (options_.lengths.empty()) return share_ * options_.seq;
+    double sum = 0;
+    for (const std::int32_t l : options_.lengths) sum += l;
+    return static_cast<std::int64_t>(sum / static_cast<double>(options_.lengths.size()) *
+                                     static_cast<double>(share_));
   }
 
  private:
@@ -141,6 +152,7 @@ TrainBenchResult run_train_bench(comm::Communicator& communicator, const model::
   engine.sync_parameters();
 
   StepBatches batches(config, options, batch, rank, P);
+  const train::MachineRate rate = train::measure_machine_rate(communicator, config, batches.mean_tokens(), options.bf16);
   std::vector<float> step_s, forward, backward, exchange, optimizer, losses;
   double timed_flops = 0;
   double waited = 0;
@@ -171,6 +183,8 @@ TrainBenchResult run_train_bench(comm::Communicator& communicator, const model::
   }
 
   communicator.allreduce(step_s, comm::ReduceOp::max);
+  float all_flops = static_cast<float>(timed_flops);  // every worker's rows
+  communicator.allreduce({&all_flops, 1}, comm::ReduceOp::sum);
   for (std::vector<float>* phase : {&forward, &backward, &exchange, &optimizer}) {
     communicator.allreduce(*phase, comm::ReduceOp::avg);
   }
@@ -183,10 +197,12 @@ TrainBenchResult run_train_bench(comm::Communicator& communicator, const model::
   result.workers = P;
   result.threads = tensor::compute_threads();
   result.batch = batch;
+  result.gemm_gflops = rate.of_run();
+  result.gemm_tokens = rate.tokens;
   if (options.steps > 0) {
     result.step_s = median(step_s);
     result.samples_per_s = static_cast<double>(batch) / result.step_s;
-    result.useful_flops = timed_flops / options.steps;
+    result.useful_flops = static_cast<double>(all_flops) / options.steps;
     if (!options.lengths.empty()) {
       // Steps differ in their tokens: the rate is the timed samples over the timed seconds.
       double total = 0;

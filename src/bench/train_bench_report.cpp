@@ -43,9 +43,13 @@ void print_header(const model::BertConfig& config, const std::string& preset,
       options.shard_optimizer ? "sharded" : "replicated",
       options.shard_optimizer || !options.overlap_exchange ? "exchange after backward"
                                                            : "exchange overlapped with backward");
-  fmt::print(out, "{:<40} {:>7} {:>7} {:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6} {:>8} {:>8}\n",
+  fmt::print(out, "{:<40} {:>7} {:>7} {:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>6} {:>6} {:>8} {:>8}\n",
              "configuration", "workers", "threads", "batch", "samples/s", "step s", "fwd s", "bwd s",
-             "exch s", "optim s", "GFLOP/s", "wait", "loss", "verified");
+             "exch s", "optim s", "GFLOP/s", "limit", "share", "wait", "loss", "verified");
+  fmt::print(out,
+             "(GFLOP/s: the useful work of the real tokens, model/train_flops.hpp; limit: the machine's rate on the "
+             "model's linears over one micro-batch's tokens, measured before each configuration on all its workers; "
+             "share = GFLOP/s / limit)\n");
   std::fflush(out);
 }
 
@@ -53,6 +57,9 @@ void print_header(const model::BertConfig& config, const std::string& preset,
 double gflops(const TrainBenchResult& r) {
   return r.samples_per_s > 0 ? r.useful_flops * r.samples_per_s / static_cast<double>(r.batch) * 1e-9 : 0.0;
 }
+
+// Its share of the machine's rate on the model's linears.
+double gemm_share(const TrainBenchResult& r) { return r.gemm_gflops > 0 ? gflops(r) / r.gemm_gflops : 0.0; }
 
 void print_row(const TrainBenchConfiguration& c, const std::string& preset, const TrainBenchOptions& options,
                const TrainBenchResult& r, bool json, std::FILE* out) {
@@ -86,6 +93,9 @@ void print_row(const TrainBenchConfiguration& c, const std::string& preset, cons
                                         {"exchange_s", r.exchange_s},
                                         {"optimizer_s", r.optimizer_s},
                                         {"gflops", gflops(r)},
+                                        {"gemm_gflops", r.gemm_gflops},
+                                        {"gemm_tokens", r.gemm_tokens},
+                                        {"gemm_share", gemm_share(r)},
                                         {"first_loss", r.first_loss},
                                         {"last_loss", r.last_loss},
                                         {"verified", r.verified},
@@ -93,10 +103,10 @@ void print_row(const TrainBenchConfiguration& c, const std::string& preset, cons
     fmt::print(out, "{}\n", row.dump());
   } else {
     fmt::print(out,
-               "{:<40} {:>7} {:>7} {:>5} {:>9.2f} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>7.1f} "
-               "{:>5.1f}% {:>8.4f} {:>8}\n",
+               "{:<40} {:>7} {:>7} {:>5} {:>9.2f} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>7.1f} {:>7.1f} "
+               "{:>6.3f} {:>5.1f}% {:>8.4f} {:>8}\n",
                label, r.workers, r.threads, r.batch, r.samples_per_s, r.step_s, r.forward_s, r.backward_s,
-               r.exchange_s, r.optimizer_s, gflops(r), 100.0 * r.wait_share, r.last_loss,
+               r.exchange_s, r.optimizer_s, gflops(r), r.gemm_gflops, gemm_share(r), 100.0 * r.wait_share, r.last_loss,
                r.verified ? "yes" : "NO");
   }
   std::fflush(out);

@@ -24,16 +24,16 @@ std::string table(const std::string& caption, const TextRows& rows, const char* 
 std::string compute_table(const RunFacts& facts) {
   TextRows rows;
   if (facts.machine_gemm_gflops) {
-    rows.emplace_back("machine GEMM rate (measured)",
+    rows.emplace_back("machine's rate on the model's linears (measured at start)",
                       fmt::format("{} GFLOP/s", format_value(*facts.machine_gemm_gflops)));
   }
   if (facts.achieved_gflops) {
-    rows.emplace_back("achieved (median of the logs)",
+    rows.emplace_back("useful work achieved (median of the logs)",
                       fmt::format("{} GFLOP/s", format_value(*facts.achieved_gflops)));
   }
   if (facts.machine_gemm_gflops && facts.achieved_gflops && *facts.machine_gemm_gflops > 0) {
-    rows.emplace_back("achieved / GEMM rate",
-                      fmt::format("{:.0f}%", 100 * *facts.achieved_gflops / *facts.machine_gemm_gflops));
+    rows.emplace_back("useful / machine rate",
+                      fmt::format("{:.1f}%", 100 * *facts.achieved_gflops / *facts.machine_gemm_gflops));
   }
   if (!facts.mean_split.empty()) {
     static const char* kNames[] = {"forward",   "backward", "exchange (exposed)",
@@ -155,6 +155,11 @@ std::string comparison_table(const ReportRuns& report) {
   row("achieved GFLOP/s", [&](std::size_t r) {
     const RunFacts& f = report.facts[r];
     return f.achieved_gflops ? format_value(*f.achieved_gflops) : std::string();
+  });
+  row("share of the machine's rate", [&](std::size_t r) {
+    const RunFacts& f = report.facts[r];
+    if (!f.achieved_gflops || !f.machine_gemm_gflops || *f.machine_gemm_gflops <= 0) return std::string();
+    return fmt::format("{:.1f}%", 100 * *f.achieved_gflops / *f.machine_gemm_gflops);
   });
   for (const std::string& key : differing_options(report)) {
     row(key, [&](std::size_t r) { return lookup(report.facts[r].options, key); });

@@ -1,42 +1,11 @@
 #include "run_info.hpp"
 
-#include <chrono>
 #include <ctime>
-#include <vector>
 
 #include <fmt/format.h>
 
-#include "shmtrain/tensor/bf16.hpp"
-#include "shmtrain/tensor/gemm.hpp"
-#include "shmtrain/tensor/gemm_bf16.hpp"
-
 namespace shmtrain::train {
 namespace {
-
-// The product's shape: a BERT-base feed-forward GEMM of 512 tokens.
-constexpr std::int64_t kM = 512, kN = 768, kK = 3072;
-
-double time_gemm(bool bf16, int repeats) {
-  std::vector<float> a(kM * kK, 0.5f), b(kK * kN, 0.25f), c(kM * kN, 0.0f);
-  std::vector<tensor::bf16> a16, b16;
-  if (bf16) {
-    for (const float x : a) a16.push_back(tensor::to_bf16(x));
-    for (const float x : b) b16.push_back(tensor::to_bf16(x));
-  }
-  const auto run = [&] {
-    if (bf16) {
-      tensor::gemm_bf16(tensor::Trans::kNo, tensor::Trans::kNo, kM, kN, kK, 1.0f, a16.data(), kK, b16.data(), kN,
-                        0.0f, c.data(), kN);
-    } else {
-      tensor::gemm(tensor::Trans::kNo, tensor::Trans::kNo, kM, kN, kK, 1.0f, a.data(), kK, b.data(), kN, 0.0f,
-                   c.data(), kN);
-    }
-  };
-  run();  // warm-up: kernels chosen, pages touched
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < repeats; ++i) run();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
@@ -49,17 +18,8 @@ std::string utc_now() {
 
 }  // namespace
 
-double measure_job_gemm_gflops(comm::Communicator& comm, bool bf16) {
-  comm.barrier();  // every worker measures at once, as they compute during training
-  constexpr int kRepeats = 3;
-  const double seconds = time_gemm(bf16, kRepeats);
-  float rate = seconds > 0 ? static_cast<float>(2.0 * kM * kN * kK * kRepeats / seconds * 1e-9) : 0.0f;
-  if (comm.size() > 1) comm.allreduce({&rate, 1}, comm::ReduceOp::sum);
-  return rate;
-}
-
 nlohmann::ordered_json run_info_json(const TrainOptions& options, const PreparedRun& prepared, const StepPlan& plan,
-                                     const model::ParamTable& table, const PlanFacts& facts, double gemm_gflops) {
+                                     const model::ParamTable& table, const PlanFacts& facts, const MachineRate& rate) {
   const RunInputs& inputs = prepared.inputs;
   const model::BertConfig& c = inputs.config;
   nlohmann::ordered_json info;
@@ -84,7 +44,11 @@ nlohmann::ordered_json run_info_json(const TrainOptions& options, const Prepared
   info["global_batch"] = plan.global_batch;
   info["workers"] = prepared.placement;
   info["threads_per_worker"] = facts.threads;
-  info["machine_gemm_gflops"] = gemm_gflops;
+  // The rate of the run's own products (bf16 under --bf16), which the report divides by.
+  info["machine_gemm_gflops"] = rate.of_run();
+  nlohmann::ordered_json measured = {{"tokens", rate.tokens}, {"fp32_gflops", rate.fp32}};
+  if (rate.bf16) measured["bf16_gflops"] = *rate.bf16;
+  info["machine_rate"] = measured;
   info["options"] = prepared.option_values.value("options", nlohmann::json::object());
   info["defaults"] = prepared.option_values.value("defaults", nlohmann::json::object());
   info["output_dir"] = options.output_dir.string();

@@ -32,9 +32,12 @@ std::string format_record(const nlohmann::ordered_json& record, std::int64_t tot
     const double x = value.get<double>();
     if (key == "learning_rate") {
       line += fmt::format(" | {} {:.3e}", key, x);
+    } else if (key == "gemm_share") {
+      line += fmt::format(" | gemm_share {:.1f}%", 100.0 * x);
     } else if (key == "epoch") {
       line += fmt::format(" | epoch {:.2f}", x);
-    } else if (key.find("per_second") != std::string::npos || key.find("runtime") != std::string::npos) {
+    } else if (key.find("per_second") != std::string::npos || key.find("runtime") != std::string::npos ||
+               key == "gflops") {
       line += fmt::format(" | {} {:.1f}", key, x);
     } else {
       line += fmt::format(" | {} {:.4f}", key, x);

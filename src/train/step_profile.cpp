@@ -3,22 +3,8 @@
 #include <algorithm>
 
 #include "shmtrain/data/dataset.hpp"
-#include "shmtrain/model/train_flops.hpp"
 
 namespace shmtrain::train {
-
-double train_flops(const model::BertConfig& config, const data::Batch& batch) {
-  double flops = 0;
-  for (std::int64_t b = 0; b < batch.batch; ++b) flops += model::sequence_train_flops(config, batch.row_length(b));
-  if (config.head == model::ModelHead::kMaskedLm) {
-    // The masked-LM head's vocabulary product, the largest of its model: only the masked tokens
-    // reach it (forward 1x, backward 2x).
-    const auto masked = static_cast<double>(
-        std::count_if(batch.labels.begin(), batch.labels.end(), [](std::int32_t l) { return l != data::kIgnoredLabel; }));
-    flops += 3.0 * 2.0 * masked * static_cast<double>(config.hidden_size) * static_cast<double>(config.vocab_size);
-  }
-  return flops;
-}
 
 std::int64_t real_tokens(const data::Batch& batch) {
   if (batch.packed() || batch.attention_mask.empty()) return batch.tokens();

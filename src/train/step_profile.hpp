@@ -27,11 +27,6 @@ struct WorkerSeconds {
   double wait = 0;  // for the slowest worker's forward and backward
 };
 
-// The model's floating-point operations to train on `batch` (model/train_flops.hpp, each row
-// on its own length), as bench's step_flops counts them for a padded batch; for masked LM, also
-// the vocabulary product of the masked tokens.
-double train_flops(const model::BertConfig& config, const data::Batch& batch);
-
 // The tokens of `batch` that are not padding.
 std::int64_t real_tokens(const data::Batch& batch);
 

@@ -19,6 +19,7 @@
 #include "shmtrain/data/sampler.hpp"
 #include "shmtrain/io/atomic_file.hpp"
 #include "shmtrain/model/model_weights.hpp"
+#include "shmtrain/model/train_flops.hpp"
 #include "shmtrain/model/init.hpp"
 #include "shmtrain/optim/schedule.hpp"
 #include "shmtrain/tensor/threads.hpp"
@@ -55,6 +56,14 @@ void TrainingRun::print_line(const std::string& line) {
     fmt::print(out_, "{}\n", line);
     std::fflush(out_);
   }
+}
+
+std::int64_t TrainingRun::micro_batch_tokens() const {
+  const std::vector<data::Example>& rows = inputs_.task->train()->examples;
+  double tokens = 0;
+  for (const data::Example& e : rows) tokens += static_cast<double>(e.input_ids.size());
+  const double mean = rows.empty() ? 0.0 : tokens / static_cast<double>(rows.size());
+  return static_cast<std::int64_t>(mean * static_cast<double>(options_.per_device_train_batch_size));
 }
 
 const char* TrainingRun::load_or_init_weights() {
@@ -126,7 +135,7 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
     inputs_.task->prepare_batch(batches.back(), static_cast<std::uint64_t>(state_.epoch_index));  // run_mlm's masks
     model::validate_batch(batches.back(), inputs_.config, train.source);
     tokens += static_cast<double>(real_tokens(batches.back()));
-    flops += train_flops(inputs_.config, batches.back());
+    flops += model::batch_train_flops(inputs_.config, batches.back());
     // Dropout masks are a function of the micro-step, so a resumed run draws the same ones.
     contexts.push_back(model::StepContext{
         .train = true,
@@ -251,10 +260,12 @@ TrainSummary TrainingRun::execute() {
       .workers = comm_.size(), .threads = tensor::compute_threads(), .bf16 = bf16_, .weights_origin = origin};
   if (leader_) print_plan(options_, inputs_, plan, table_, facts, out_);
   const auto started = Clock::now();
-  if (options_.do_train && options_.writes_report()) {
-    const double gemm_gflops = measure_job_gemm_gflops(comm_, bf16_);  // collective
+  if (options_.do_train) {
+    machine_rate_ = measure_machine_rate(comm_, inputs_.config, micro_batch_tokens(), bf16_);  // collective
+    if (leader_) print_line(describe(*machine_rate_, comm_.size()));
     // Written once training has started (train()): a run refused at resume leaves nothing.
-    if (leader_) run_info_ = run_info_json(options_, prepared_, plan, table_, facts, gemm_gflops);
+    if (leader_ && options_.writes_report())
+      run_info_ = run_info_json(options_, prepared_, plan, table_, facts, *machine_rate_);
   }
 
   TrainSummary summary;

@@ -15,6 +15,7 @@
 #include "shmtrain/io/metrics_log.hpp"
 #include "shmtrain/report/tensorboard.hpp"
 #include "shmtrain/train/evaluate.hpp"
+#include "shmtrain/train/machine_rate.hpp"
 #include "shmtrain/train/progress.hpp"
 #include "shmtrain/train/step_engine.hpp"
 #include "shmtrain/train/step_plan.hpp"
@@ -39,6 +40,8 @@ class TrainingRun {
 
   // Rank 0's console: a line printed above the live progress line when there is one.
   void print_line(const std::string& line);
+  // A micro-batch's tokens on average: the batch size x the training rows' mean length.
+  std::int64_t micro_batch_tokens() const;
   // Loads the model folder's weights or initialises them; says which.
   const char* load_or_init_weights();
   // Resumes from the checkpoint, or starts the trainer state of a fresh run.
@@ -84,6 +87,7 @@ class TrainingRun {
   std::optional<ProgressDisplay> progress_;
 
   nlohmann::ordered_json run_info_;  // rank 0's run_info.json (run_info.hpp)
+  std::optional<MachineRate> machine_rate_;  // measured when training starts
   std::optional<BatchRows> rows_;  // over the training set
   BestModel best_;
   StepProfile profile_;

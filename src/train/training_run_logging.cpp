@@ -44,7 +44,10 @@ void TrainingRun::log_step(const StepPlan& plan, double loss, double grad_norm, 
   fault_point("log", comm_.rank());
   const StepProfile::Window window = profile_.take(comm_);  // collective
   record["tokens_per_second"] = seconds > 0 ? window.tokens / seconds : 0.0;
-  record["gflops"] = seconds > 0 ? window.flops / seconds * 1e-9 : 0.0;
+  const double gflops = seconds > 0 ? window.flops / seconds * 1e-9 : 0.0;
+  record["gflops"] = gflops;
+  // Useful GFLOP/s as a share of the machine's rate on the model's own linears.
+  if (machine_rate_ && machine_rate_->of_run() > 0) record["gemm_share"] = gflops / machine_rate_->of_run();
   record["workers"] = workers_json(window.workers);
   if (window.wait_shares.size() > 1) {
     // Each worker's wait for the others at the exchange, as a share of its step time.

@@ -87,8 +87,9 @@ TEST(TrainBenchWorkload, PresetsAndSyntheticBatchesAreValid) {
   EXPECT_EQ(bench_preset("large").num_hidden_layers, 24);
   EXPECT_THROW(bench_preset("huge"), InputError);
   // BERT-base at batch 32 x seq 128: ~2.2 TFLOP per training step (6 x 85M encoder
-  // parameters x 4096 tokens, plus attention).
-  EXPECT_NEAR(step_flops(bench_preset("base"), 32, 128) * 1e-12, 2.2, 0.1);
+  // parameters x 4096 tokens, plus attention), less the last layer's rows the classifier never
+  // reads (all but its first token's, but for their keys and values): ~2.0.
+  EXPECT_NEAR(step_flops(bench_preset("base"), 32, 128) * 1e-12, 2.0, 0.05);
 }
 
 TEST(TrainBenchWorkload, ReadsLengthsAndNamesTheLineOfABadOne) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -70,6 +71,21 @@ TEST(TensorBoardRun, WithoutReportToThereAreNoEventFilesButAReport) {
   const nlohmann::json info = nlohmann::json::parse(shmtrain::testing::read_file(dir / "out" / "run_info.json"));
   EXPECT_EQ(info["finished"], true);
   EXPECT_GT(info["machine_gemm_gflops"].get<double>(), 0.0);
+  // The rate is the model's own linears' (machine_rate.hpp), and every log record gives its share.
+  EXPECT_EQ(info["machine_rate"]["fp32_gflops"], info["machine_gemm_gflops"]);
+  EXPECT_GE(info["machine_rate"]["tokens"].get<int>(), 16);
+  std::istringstream records(shmtrain::testing::read_file(dir / "out" / "metrics.jsonl"));
+  int with_share = 0;
+  for (std::string line; std::getline(records, line);) {
+    const nlohmann::json r = nlohmann::json::parse(line);
+    if (!r.contains("gflops")) continue;
+    ASSERT_TRUE(r.contains("gemm_share")) << line;
+    EXPECT_NEAR(r["gemm_share"].get<double>(), r["gflops"].get<double>() / info["machine_gemm_gflops"].get<double>(),
+                1e-6);
+    ++with_share;
+  }
+  EXPECT_GT(with_share, 0);
+  EXPECT_NE(run.output().find("machine: the model's linears over"), std::string::npos) << run.output();
 
   const CliRun none = run_shmtrain(run_flags(dir / "none") + " --report_to none", source_dir());
   ASSERT_EQ(none.exit_code, 0) << none.output();

@@ -164,7 +164,8 @@ TEST(HtmlReport, TwoFinishedRunsDrawEveryRecordOnEveryChart) {
   EXPECT_EQ(legend[1].at("data-run"), "lr-3e-4");
   for (const char* text :
        {"0.1.0", "GNU 12.2.0 Release, Nov 25 2026", "BertForSequenceClassification", "452.6k", "8000", "8-15",
-        "410.5 GFLOP/s", "2:06", "Options that differ from the defaults", "GEMM rate measured at start"}) {
+        "410.5 GFLOP/s", "2:06", "Options that differ from the defaults", "GEMM rate measured at start",
+        "useful / machine rate"}) {
     EXPECT_NE(html.find(text), std::string::npos) << text;
   }
   // The options that differ come first (learning_rate, task_name), then all of them.

@@ -21,9 +21,8 @@ namespace shmtrain::bench {
 // positions); "modernbert-tiny": L3 H64 A2 I96, window 16. Two labels. Throws InputError.
 model::BertConfig bench_preset(const std::string& name);
 
-// Multiply-adds x 2 of one training step over `batch` sequences of `seq` tokens
-// (model/train_flops.hpp: the linears and the attention products each query needs, forward 1x,
-// backward 2x); the embeddings, element-wise work, pooler and classifier are not counted.
+// The useful floating-point operations of one training step over `batch` sequences of `seq`
+// tokens with the config's head (model/train_flops.hpp's count).
 double step_flops(const model::BertConfig& config, std::int64_t batch, std::int64_t seq);
 
 // `batch` sequences of `seq` random token ids (never the padding id), full attention mask,

@@ -59,7 +59,11 @@ struct TrainBenchResult {
   double backward_s = 0;
   double exchange_s = 0;   // exposed: what the step waited for the exchange
   double optimizer_s = 0;  // clipping, AdamW (and, sharded, the parameters' all-gather)
-  double useful_flops = 0;  // step_flops over the real tokens of a timed step, averaged
+  double useful_flops = 0;  // model::batch_train_flops of a timed step's batches, averaged
+  // The machine's rate on the model's linears (train/machine_rate.hpp), measured before the steps
+  // on every worker at once; of the run's precision.
+  double gemm_gflops = 0;
+  std::int64_t gemm_tokens = 0;
   // The most any worker waited for the others (the slowest forward + backward minus its own),
   // as a share of its timed steps.
   double wait_share = 0;
