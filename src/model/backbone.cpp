@@ -1,6 +1,7 @@
 #include "backbone.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include "architectures/architecture.hpp"
 #include "fit.hpp"
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/model/train_flops.hpp"
 #include "shmtrain/tensor/embedding.hpp"
 #include "shmtrain/tensor/layernorm.hpp"
 #include "shmtrain/tensor/linear.hpp"
@@ -17,6 +19,12 @@ namespace shmtrain::model {
 namespace {
 
 constexpr std::uint64_t kEmbeddingSite = 0;
+
+// SHMTRAIN_FULL_LAST_LAYER=1: compute every row of the last layer even where the head reads one.
+bool full_last_layer_forced() {
+  const char* value = std::getenv("SHMTRAIN_FULL_LAST_LAYER");
+  return value != nullptr && std::string(value) == "1";
+}
 
 }  // namespace
 
@@ -208,7 +216,10 @@ void Backbone::resize(const data::Batch& batch) {
   for (auto* v : {&rel_norm_, &rel_grad_, &rel_dx_}) fit(*v, table * h);
   for (auto* v : {&rel_mean_, &rel_rstd_}) fit(*v, table);
   if (disentangled_) plan_relative();  // before the layers size their caches by it
-  for (std::int64_t l = 0; l < config_.num_hidden_layers; ++l) layers_[l].resize(dims(l), uses_bf16_);
+  pool_last_ = last_layer_pooled(config_) && !uses_bf16_ && !unpadded_ && !full_last_layer_forced();
+  const std::int64_t full_layers = config_.num_hidden_layers - (pool_last_ ? 1 : 0);
+  for (std::int64_t l = 0; l < full_layers; ++l) layers_[l].resize(dims(l), uses_bf16_);
+  for (auto* v : {&pooled_out_, &pooled_grad_}) fit(*v, pool_last_ ? n * h : 0);
   scratch_.resize(dims(0), uses_bf16_);
   const bool final_norm = architecture_of(config_).structure.final_norm != nullptr;
   fit(final_out_, final_norm ? n * h : 0);
@@ -274,9 +285,18 @@ const float* Backbone::forward(const data::Batch& batch, const StepContext& cont
 
   if (disentangled_) relative_forward();
   const float* x = encoder_input();
+  const float* mask = offsets_ != nullptr ? nullptr : mask_add_.data();
+  const std::int64_t last = config_.num_hidden_layers - 1;
   for (std::int64_t l = 0; l < config_.num_hidden_layers; ++l) {
-    encoder_layer_forward(layers_[l], x, offsets_ != nullptr ? nullptr : mask_add_.data(), layer_weights_[l],
-                          dims(l), layer_dropout(l));
+    if (l == last && pool_last_) {
+      pooled_.forward(x, mask, layer_weights_[l], dims(l), layer_dropout(l));
+      // Each sequence's row at its first token; the head reads no other.
+      std::fill(pooled_out_.begin(), pooled_out_.end(), 0.0f);
+      for (std::int64_t b = 0; b < batch_size_; ++b)
+        std::copy_n(pooled_.output() + b * h, h, pooled_out_.data() + batch.row_begin(b) * h);
+      return pooled_out_.data();  // no final norm: a pre-norm family never pools
+    }
+    encoder_layer_forward(layers_[l], x, mask, layer_weights_[l], dims(l), layer_dropout(l));
     x = layers_[l].output;
   }
   if (const char* final_norm = arch.structure.final_norm; final_norm != nullptr) {
@@ -317,8 +337,14 @@ void Backbone::backward(const GradientsFinal& done) {
   if (disentangled_) std::fill(rel_grad_.begin(), rel_grad_.end(), 0.0f);
   for (std::int64_t l = config_.num_hidden_layers - 1; l >= 0; --l) {
     const float* x = l == 0 ? encoder_input() : layers_[l - 1].output;
-    encoder_layer_backward(dx, dy, layers_[l], x, layer_weights_[l], layer_grads_[l], scratch_, dims(l),
-                           layer_dropout(l));
+    if (l == config_.num_hidden_layers - 1 && pool_last_) {
+      for (std::int64_t b = 0; b < batch_size_; ++b)
+        std::copy_n(dy + batch.row_begin(b) * h, h, pooled_grad_.data() + b * h);
+      pooled_.backward(dx, pooled_grad_.data(), x, layer_weights_[l], layer_grads_[l], dims(l), layer_dropout(l));
+    } else {
+      encoder_layer_backward(dx, dy, layers_[l], x, layer_weights_[l], layer_grads_[l], scratch_, dims(l),
+                             layer_dropout(l));
+    }
     std::swap(dx, dy);
     done_from(layer_begin_[l]);
   }

@@ -10,7 +10,10 @@
 // BERT's, its embeddings embedding_size wide and projected to hidden_size. DeBERTa
 // (DebertaV2Model): x = dropout(LN(word[ids] (+ position[t]) (+ token_type[types]))), BERT's
 // layers with the disentangled attention, all reading one relative-position table (LayerNorm'd
-// rel_embeddings). Dropout sites: 0 the embeddings, 1 + 3l + k layer l (the DeBERTa table's
+// rel_embeddings). When the head reads only each sequence's first token (classification and
+// multiple choice on a family with scaled-dot-product attention, fp32), the last layer runs for
+// those rows only (pooled_last_layer.hpp); SHMTRAIN_FULL_LAST_LAYER=1 turns that off (for
+// measuring it). Dropout sites: 0 the embeddings, 1 + 3l + k layer l (the DeBERTa table's
 // per-layer mask at 1 + 3l under a batch-wide key).
 #include <cstdint>
 #include <optional>
@@ -26,6 +29,7 @@
 #include "shmtrain/model/step_context.hpp"
 #include "shmtrain/tensor/bf16.hpp"
 #include "shmtrain/tensor/rotary.hpp"
+#include "pooled_last_layer.hpp"
 
 namespace shmtrain::model {
 
@@ -127,6 +131,12 @@ class Backbone {
   std::vector<float> final_out_, final_mean_, final_rstd_;  // the final norm's (pre-norm families)
   std::vector<float> head_out_, head_grad_;  // unpadded: the output and its gradient in the batch's layout
   std::vector<float> dhidden_a_, dhidden_b_;  // (N, H)
+  // The last layer for the first tokens only (pooled_last_layer.hpp), when the head reads no
+  // other row: this forward's choice, the layer, and its rows laid out at the tokens (the
+  // others 0) for the head, and their gradient gathered back.
+  bool pool_last_ = false;
+  PooledLastLayer pooled_;
+  std::vector<float> pooled_out_, pooled_grad_;
 };
 
 }  // namespace shmtrain::model
