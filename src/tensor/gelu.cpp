@@ -83,6 +83,46 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void backward_av
   }
 }
 
+// 8 lanes (AVX2 without AVX-512): out is float (bf16 outputs need an AVX-512 bf16 CPU to be
+// asked for; they are rounded lane by lane here).
+template <typename Out>
+__attribute__((target("avx2,fma"), always_inline)) inline void store8(Out* out, __m256i mask, std::int64_t count,
+                                                                      __m256 v) {
+  if constexpr (std::is_same_v<Out, float>) {
+    _mm256_maskstore_ps(out, mask, v);
+  } else {
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, v);
+    for (std::int64_t j = 0; j < count && j < 8; ++j) out[j] = to_bf16(lanes[j]);
+  }
+}
+
+template <typename Out>
+__attribute__((target("avx2,fma"))) void forward_avx2(Out* out, const float* inp, std::int64_t n) {
+  const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f), inv_sqrt2 = _mm256_set1_ps(kInvSqrt2);
+  for (std::int64_t i = 0; i < n; i += 8) {
+    const __m256i mask = vector_math::tail_mask8(n - i);
+    const __m256 x = _mm256_maskload_ps(inp + i, mask);
+    const __m256 cdf = _mm256_mul_ps(half, _mm256_add_ps(one, vector_math::erf8(_mm256_mul_ps(x, inv_sqrt2))));
+    store8(out + i, mask, n - i, _mm256_mul_ps(x, cdf));
+  }
+}
+
+template <typename Out>
+__attribute__((target("avx2,fma"))) void backward_avx2(Out* dinp, const float* dout, const float* inp,
+                                                       std::int64_t n) {
+  const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f), inv_sqrt2 = _mm256_set1_ps(kInvSqrt2);
+  const __m256 minus_half = _mm256_set1_ps(-0.5f), inv_sqrt2pi = _mm256_set1_ps(kInvSqrt2Pi);
+  for (std::int64_t i = 0; i < n; i += 8) {
+    const __m256i mask = vector_math::tail_mask8(n - i);
+    const __m256 x = _mm256_maskload_ps(inp + i, mask);
+    const __m256 dy = _mm256_maskload_ps(dout + i, mask);
+    const __m256 cdf = _mm256_mul_ps(half, _mm256_add_ps(one, vector_math::erf8(_mm256_mul_ps(x, inv_sqrt2))));
+    const __m256 pdf = _mm256_mul_ps(inv_sqrt2pi, vector_math::exp8(_mm256_mul_ps(minus_half, _mm256_mul_ps(x, x))));
+    store8(dinp + i, mask, n - i, _mm256_mul_ps(dy, _mm256_fmadd_ps(x, pdf, cdf)));
+  }
+}
+
 template <typename Out>
 void forward(Out* out, const float* inp, std::int64_t n) {
   parallel_blocks(n, kGeluGrain, [&](std::int64_t i0, std::int64_t i1) {
@@ -90,6 +130,8 @@ void forward(Out* out, const float* inp, std::int64_t n) {
       forward_avx512<Out, true>(out + i0, inp + i0, i1 - i0);
     } else if (vector_math::have_avx512()) {
       forward_avx512<Out, false>(out + i0, inp + i0, i1 - i0);
+    } else if (vector_math::have_avx2_fma()) {
+      forward_avx2(out + i0, inp + i0, i1 - i0);
     } else {
       forward_scalar(out + i0, inp + i0, i1 - i0);
     }
@@ -103,6 +145,8 @@ void backward(Out* dinp, const float* dout, const float* inp, std::int64_t n) {
       backward_avx512<Out, true>(dinp + i0, dout + i0, inp + i0, i1 - i0);
     } else if (vector_math::have_avx512()) {
       backward_avx512<Out, false>(dinp + i0, dout + i0, inp + i0, i1 - i0);
+    } else if (vector_math::have_avx2_fma()) {
+      backward_avx2(dinp + i0, dout + i0, inp + i0, i1 - i0);
     } else {
       backward_scalar(dinp + i0, dout + i0, inp + i0, i1 - i0);
     }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "shmtrain/tensor/cpu_features.hpp"
 #include "shmtrain/tensor/gelu.hpp"
 #include "shmtrain/tensor/tanh.hpp"
 #include "support/test_support.hpp"
@@ -13,6 +14,7 @@ namespace {
 
 using naive::Vec;
 
+// Each path the CPU allows: 16 lanes (AVX-512), 8 lanes (AVX2) and scalar.
 TEST(Gelu, ForwardAndBackwardOnRandomAndEdgeValues) {
   Vec x = naive::random_vec(10001, 31, 3.0);  // odd size; spans the GELU's curved region
   x[0] = 0.0;
@@ -20,17 +22,24 @@ TEST(Gelu, ForwardAndBackwardOnRandomAndEdgeValues) {
   x[2] = 10.0;
   const Vec dy = naive::random_vec(x.size(), 32);
   const auto xf = naive::to_float(x), dyf = naive::to_float(dy);
-  std::vector<float> y(xf.size()), dx(xf.size());
-  gelu_forward(y.data(), xf.data(), static_cast<std::int64_t>(xf.size()));
-  EXPECT_TRUE(testing::all_close(y, naive::to_float(naive::gelu(x)), 1e-6, 1e-6));
-  gelu_backward(dx.data(), dyf.data(), xf.data(), static_cast<std::int64_t>(xf.size()));
   // The element-wise derivative: finite differences one element at a time.
   Vec expected(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
     const double h = 1e-6;
     expected[i] = dy[i] * (naive::gelu({x[i] + h})[0] - naive::gelu({x[i] - h})[0]) / (2 * h);
   }
-  EXPECT_TRUE(testing::all_close(dx, naive::to_float(expected), 1e-5, 1e-4));
+  const CpuFeatures saved = cpu_features();
+  CpuFeatures scalar = masked_cpu_features(saved, "-avx512");
+  scalar.avx2 = false;
+  for (const CpuFeatures& features : {saved, masked_cpu_features(saved, "-avx512"), scalar}) {
+    set_cpu_features(features);
+    std::vector<float> y(xf.size()), dx(xf.size());
+    gelu_forward(y.data(), xf.data(), static_cast<std::int64_t>(xf.size()));
+    EXPECT_TRUE(testing::all_close(y, naive::to_float(naive::gelu(x)), 1e-6, 1e-6)) << features.summary();
+    gelu_backward(dx.data(), dyf.data(), xf.data(), static_cast<std::int64_t>(xf.size()));
+    EXPECT_TRUE(testing::all_close(dx, naive::to_float(expected), 1e-5, 1e-4)) << features.summary();
+  }
+  set_cpu_features(saved);
 }
 
 // --bf16: the same values, rounded once (the sizes cover whole vectors and a tail).
