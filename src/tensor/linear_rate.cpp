@@ -67,7 +67,7 @@ int passes_for(std::span<const LinearShape> shapes, double flops) {
   double per_pass = 0;
   for (const LinearShape& s : shapes) per_pass += s.train_flops();
   if (per_pass <= 0) return 1;
-  return static_cast<int>(std::clamp(std::ceil(flops / per_pass), 1.0, 1000.0));
+  return static_cast<int>(std::clamp(std::ceil(flops / per_pass), 1.0, 100.0));
 }
 
 }  // namespace shmtrain::tensor
