@@ -6,6 +6,13 @@
 // of merely reading the text once. Verifies that every pass gives the same ids. Then the same
 // pairs through the tokenizer.json pipeline with RoBERTa's byte-level BPE and XLM-R's Unigram
 // (the test fixtures' tokenizers, argv[1] or the source tree's), as a ratio to WordPiece's rate.
+//
+// With --pairs FILE --tokenizer DIR: the peer mode of bench/tokenizers_vs_hf.sh. FILE's lines
+// are "text_a<TAB>text_b" (written by tools/hf_tokenize_bench.js, which times Hugging Face's
+// tokenizers on the same lines); DIR's tokenizer (HfTokenizer::load, or with --vocab-txt
+// HfTokenizer::load_bert) encodes every pair (truncation and padding to 128), one thread: one
+// warm-up pass, then the median of --passes timed passes. --expect-ids IDS (a line of ids per
+// pair, the padding left out) counts the pairs whose ids differ. Prints `RESULT {json}`.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -13,11 +20,15 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "shmtrain/text/hf_tokenizer.hpp"
 #include "shmtrain/text/utf8.hpp"
@@ -105,7 +116,104 @@ double pipeline_seconds(const shmtrain::text::Tokenizer& tokenizer,
   return median(times);
 }
 
+namespace {
+
+struct PairsArgs {
+  std::string pairs, tokenizer, expect_ids;
+  bool vocab_txt = false;
+  int passes = 3;
+};
+
+std::vector<std::pair<std::string, std::string>> read_pairs(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("cannot read {}", path));
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const std::size_t tab = line.find('\t');
+    if (tab == std::string::npos) throw std::runtime_error(fmt::format("{}: a line without a tab", path));
+    pairs.emplace_back(line.substr(0, tab), line.substr(tab + 1));
+  }
+  return pairs;
+}
+
+// The pairs whose ids (the attention mask's 1s) differ from the line of `path` for them.
+std::size_t count_mismatches(const std::string& path, const std::vector<std::vector<std::int32_t>>& ids) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("cannot read {}", path));
+  std::size_t mismatches = 0;
+  std::size_t row = 0;
+  for (std::string line; std::getline(in, line) && row < ids.size(); ++row) {
+    std::istringstream fields(line);
+    std::vector<std::int32_t> expected;
+    for (std::int32_t id = 0; fields >> id;) expected.push_back(id);
+    if (expected == ids[row]) continue;
+    if (++mismatches <= 3) {
+      fmt::print(stderr, "tokenize_bench: pair {} gives ids {} , Hugging Face's {}\n", row + 1,
+                 fmt::join(ids[row], " "), line);
+    }
+  }
+  return mismatches + (ids.size() - row);
+}
+
+int run_pairs(const PairsArgs& args) {
+  const auto pairs = read_pairs(args.pairs);
+  std::size_t bytes = 0;
+  for (const auto& [a, b] : pairs) bytes += a.size() + b.size();
+  const HfTokenizer tokenizer =
+      args.vocab_txt ? HfTokenizer::load_bert(args.tokenizer) : HfTokenizer::load(args.tokenizer);
+  const shmtrain::text::EncodeOptions options{128, true};
+  shmtrain::text::Encoding encoding;
+  std::vector<std::vector<std::int32_t>> ids;
+  std::size_t tokens = 0;
+  for (const auto& [a, b] : pairs) {
+    tokenizer.encode(a, b, options, encoding);
+    auto& row = ids.emplace_back();
+    for (std::size_t i = 0; i < encoding.size(); ++i)
+      if (encoding.attention_mask[i] == 1) row.push_back(encoding.input_ids[i]);
+    tokens += row.size();
+  }
+  const std::size_t mismatches = args.expect_ids.empty() ? 0 : count_mismatches(args.expect_ids, ids);
+  std::vector<double> times;
+  for (int pass = 0; pass < args.passes; ++pass) {
+    times.push_back(seconds([&] {
+      for (const auto& [a, b] : pairs) tokenizer.encode(a, b, options, encoding);
+    }));
+  }
+  const double s = median(times);
+  const auto n = static_cast<double>(pairs.size());
+  fmt::print("RESULT {{\"side\": \"shmtrain\", \"tokenizer\": \"{}\", \"kind\": \"{}\", \"pairs\": {}, "
+             "\"bytes\": {}, \"passes\": {}, \"tokens_per_pair\": {:.4f}, \"pairs_per_s\": {:.1f}, "
+             "\"mb_per_s\": {:.4f}, \"checked\": {}, \"mismatches\": {}}}\n",
+             args.tokenizer, args.vocab_txt ? "vocab.txt" : "tokenizer.json", pairs.size(), bytes, args.passes,
+             static_cast<double>(tokens) / n, n / s, static_cast<double>(bytes) / s / 1e6,
+             !args.expect_ids.empty(), mismatches);
+  return 0;
+}
+
+}  // namespace
+
 static int run(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]).starts_with("--")) {
+    PairsArgs args;
+    for (int i = 1; i < argc; ++i) {
+      const std::string_view flag = argv[i];
+      const auto value = [&]() -> std::string {
+        if (i + 1 >= argc) throw std::runtime_error(fmt::format("{} needs a value", flag));
+        return argv[++i];
+      };
+      if (flag == "--pairs") args.pairs = value();
+      else if (flag == "--tokenizer") args.tokenizer = value();
+      else if (flag == "--expect-ids") args.expect_ids = value();
+      else if (flag == "--passes") args.passes = std::stoi(value());
+      else if (flag == "--vocab-txt") args.vocab_txt = true;
+      else throw std::runtime_error(fmt::format("unknown argument {}", flag));
+    }
+    if (args.pairs.empty() || args.tokenizer.empty() || args.passes < 1) {
+      throw std::runtime_error("--pairs FILE and --tokenizer DIR are required, --passes at least 1");
+    }
+    return run_pairs(args);
+  }
   std::mt19937 rng(1234);
   const std::vector<std::string> words = make_words(rng);
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "shmtrain-tokenize-bench";
@@ -189,12 +297,16 @@ static int run(int argc, char** argv) {
 }
 
 // Usage: tokenize_bench [FIXTURES]; FIXTURES holds roberta_bpe/ and xlmr_unigram/.
+//        tokenize_bench --pairs FILE --tokenizer DIR [--vocab-txt] [--expect-ids IDS] [--passes N]
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "tokenize_bench: error: %s\nusage: tokenize_bench [FIXTURES: a folder with roberta_bpe/ and "
-                 "xlmr_unigram/]\n", e.what());
+    std::fprintf(stderr,
+                 "tokenize_bench: error: %s\nusage: tokenize_bench [FIXTURES: a folder with roberta_bpe/ and "
+                 "xlmr_unigram/]\n       tokenize_bench --pairs FILE --tokenizer DIR [--vocab-txt] "
+                 "[--expect-ids IDS] [--passes N]\n",
+                 e.what());
     return 1;
   }
 }

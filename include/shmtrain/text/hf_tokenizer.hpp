@@ -120,7 +120,8 @@ class HfTokenizer final : public Tokenizer {
 
  private:
   explicit HfTokenizer(std::unique_ptr<Impl> impl);
-  // encode() through the steps one by one, or through BERT's ids-only path.
+  // encode() through the steps one by one (kept for a slow tokenizer's truncation), or ids only
+  // (pipeline::tokenize_ids, the post-processor's IdsLayout).
   void encode_steps(std::string_view text_a, std::optional<std::string_view> text_b, std::size_t max_length,
                     Encoding& out) const;
   void encode_ids(std::string_view text_a, std::optional<std::string_view> text_b, std::size_t max_length,

@@ -11,7 +11,9 @@
 
 #include <fmt/format.h>
 
+#include "flat_map.hpp"
 #include "models.hpp"
+#include "piece_cache.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/text/utf8.hpp"
 
@@ -40,6 +42,15 @@ class Bpe final : public Model {
 
   Bpe(TokenTable vocab, Options options) : vocab_(std::move(vocab)), options_(std::move(options)) {
     unk_id_ = options_.unk_token.empty() ? -1 : vocab_.find(options_.unk_token);
+    if (options_.continuing_subword_prefix.empty() && options_.end_of_word_suffix.empty()) {
+      char_ids_.resize(kCharTable);
+      std::string s;
+      for (char32_t c = 0; c < kCharTable; ++c) {
+        s.clear();
+        append_utf8(s, c);
+        char_ids_[c] = vocab_.find(s);
+      }
+    }
   }
 
   // Adds the merge (a, b) with the next rank. Returns an error text, or "".
@@ -53,7 +64,7 @@ class Bpe final : public Model {
         a + (!prefix.empty() && b.starts_with(prefix) ? b.substr(prefix.size()) : b);
     const std::int32_t im = vocab_.find(merged);
     if (im < 0) return fmt::format("merge '{} {}': the merged token '{}' is not in the vocabulary", a, b, merged);
-    merges_.emplace(pair_key(ia, ib), Merge{next_rank_++, im});
+    merges_.try_emplace(pair_key(ia, ib), Merge{next_rank_++, im});
     return {};
   }
 
@@ -68,32 +79,20 @@ class Bpe final : public Model {
         return;
       }
     }
-    // Words repeat: each thread keeps the tokens of the words it has seen (tokenizers keeps
-    // such a cache too), bounded and dropped whole when full.
-    thread_local const Bpe* owner = nullptr;
-    thread_local std::unordered_map<std::u32string, std::vector<PieceToken>> cache;
-    if (owner != this) {
-      cache.clear();
-      owner = this;
-    }
-    if (const auto it = cache.find(piece.chars); it != cache.end()) {
-      out.insert(out.end(), it->second.begin(), it->second.end());
+    if (const std::vector<PieceToken>* kept = cache_.find(piece.chars)) {
+      out.insert(out.end(), kept->begin(), kept->end());
       return;
     }
-    std::vector<Symbol> symbols;
+    thread_local std::vector<Symbol> symbols;  // reused: a word allocates nothing once they have grown
+    symbols.clear();
     initial_symbols(piece, symbols);
     merge_all(symbols);
     const std::size_t first = out.size();
     for (const Symbol& s : symbols)
       if (s.alive) out.push_back({s.id, s.begin, s.end});
-    if (piece.size() <= kCachedWordChars) {
-      if (cache.size() >= kCacheWords) cache.clear();
-      cache.emplace(piece.chars, std::vector<PieceToken>(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()));
-    }
+    cache_.insert(piece.chars,
+                  std::vector<PieceToken>(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()));
   }
-
-  static constexpr std::size_t kCacheWords = 10000;
-  static constexpr std::size_t kCachedWordChars = 64;
 
  private:
   struct Symbol {
@@ -111,13 +110,20 @@ class Bpe final : public Model {
   void initial_symbols(const AlignedText& piece, std::vector<Symbol>& symbols) const {
     bool last_unk = false;
     const std::size_t n = piece.size();
+    std::string s;
     for (std::size_t i = 0; i < n; ++i) {
-      std::string s;
-      if (i > 0) s = options_.continuing_subword_prefix;
-      append_utf8(s, piece.chars[i]);
-      if (i + 1 == n) s += options_.end_of_word_suffix;
+      const char32_t c = piece.chars[i];
       const auto b = static_cast<std::uint32_t>(i);
-      const std::int32_t id = vocab_.find(s);
+      std::int32_t id;
+      if (c < char_ids_.size()) {
+        id = char_ids_[c];
+      } else {
+        s.clear();
+        if (i > 0) s = options_.continuing_subword_prefix;
+        append_utf8(s, c);
+        if (i + 1 == n) s += options_.end_of_word_suffix;
+        id = vocab_.find(s);
+      }
       if (id >= 0) {
         push_symbol(symbols, id, b, b + 1);
         last_unk = false;
@@ -125,10 +131,10 @@ class Bpe final : public Model {
       }
       if (options_.byte_fallback) {
         std::string bytes;
-        append_utf8(bytes, piece.chars[i]);
+        append_utf8(bytes, c);
         std::vector<std::int32_t> ids;
-        for (const char c : bytes) {
-          const std::int32_t bid = vocab_.find(fmt::format("<0x{:02X}>", static_cast<unsigned char>(c)));
+        for (const char byte : bytes) {
+          const std::int32_t bid = vocab_.find(fmt::format("<0x{:02X}>", static_cast<unsigned char>(byte)));
           if (bid < 0) break;
           ids.push_back(bid);
         }
@@ -163,8 +169,7 @@ class Bpe final : public Model {
     const Symbol& s = symbols[static_cast<std::size_t>(pos)];
     if (s.next < 0) return;
     const Symbol& t = symbols[static_cast<std::size_t>(s.next)];
-    const auto it = merges_.find(pair_key(s.id, t.id));
-    if (it != merges_.end()) heap.push({it->second.rank, pos, s.id, t.id, it->second.merged});
+    if (const Merge* m = merges_.find(pair_key(s.id, t.id))) heap.push({m->rank, pos, s.id, t.id, m->merged});
   }
 
   void merge_all(std::vector<Symbol>& symbols) const {
@@ -187,10 +192,16 @@ class Bpe final : public Model {
     }
   }
 
+  // Byte-level BPE's characters are all below U+0144: their ids without building a string, when
+  // no prefix or suffix makes a character's token depend on its place in the piece.
+  static constexpr char32_t kCharTable = 0x800;
+
   TokenTable vocab_;
   Options options_;
   std::int32_t unk_id_ = -1;
-  std::unordered_map<std::uint64_t, Merge> merges_;
+  std::vector<std::int32_t> char_ids_;  // char_ids_[c]: the id of the one-character token c, or -1
+  PieceCache<PieceToken> cache_;
+  FlatMap<Merge> merges_;
   std::int32_t next_rank_ = 0;
 };
 

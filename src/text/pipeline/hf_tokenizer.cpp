@@ -75,7 +75,8 @@ void choose_pad(HfTokenizer::Impl& impl, const fs::path& folder) {
 std::unique_ptr<HfTokenizer::Impl> finish_loading(std::unique_ptr<HfTokenizer::Impl> impl, const fs::path& folder) {
   if (!impl->bert_spec) choose_pad(*impl, folder);
   impl->ids_path = pipeline::BertIdsPath::make(impl->normalizer.get(), impl->pre_tokenizer.get(), *impl->model,
-                                               impl->added, *impl->post_processor, impl->names());
+                                               impl->added);
+  impl->layout = pipeline::IdsLayout(*impl->post_processor, impl->names());
   return impl;
 }
 
@@ -239,9 +240,7 @@ const std::vector<fs::path>& HfTokenizer::files() const { return impl_->files; }
 
 
 void HfTokenizer::tokenize(std::string_view text, std::vector<std::int32_t>& ids, std::string_view what) const {
-  if (impl_->ids_path) return impl_->ids_path->tokenize(text, ids, what);
-  const SequenceTokens a = encode_sequence(*impl_, text, -1, 0, what);
-  ids.insert(ids.end(), a.ids.begin(), a.ids.end());
+  pipeline::tokenize_ids(*impl_, text, ids, what);
 }
 
 void HfTokenizer::tokenize_with_offsets(std::string_view text, std::vector<std::int32_t>& ids,
@@ -259,10 +258,11 @@ void HfTokenizer::encode(std::string_view text_a, std::optional<std::string_view
   if (options.pad_to_max_length && options.max_seq_length == 0) {
     fail_input("padding to max_seq_length needs a max_seq_length");
   }
-  if (impl_->ids_path) {
-    encode_ids(text_a, text_b, options.max_seq_length, out);
-  } else {
+  // A slow tokenizer's truncation (DeBERTa's spm.model) has rules of its own: truncate_pair's.
+  if (impl_->slow_truncation) {
     encode_steps(text_a, text_b, options.max_seq_length, out);
+  } else {
+    encode_ids(text_a, text_b, options.max_seq_length, out);
   }
   if (options.pad_to_max_length && out.size() < options.max_seq_length) {
     if (impl_->pad_id < 0) {
@@ -293,8 +293,8 @@ void HfTokenizer::encode_ids(std::string_view text_a, std::optional<std::string_
   thread_local std::vector<std::int32_t> b;
   a.clear();
   b.clear();
-  impl_->ids_path->tokenize(text_a, a, "text_a");
-  if (text_b) impl_->ids_path->tokenize(*text_b, b, "text_b");
+  pipeline::tokenize_ids(*impl_, text_a, a, "text_a");
+  if (text_b) pipeline::tokenize_ids(*impl_, *text_b, b, "text_b");
   std::size_t keep_a = a.size();
   std::size_t keep_b = b.size();
   if (max_length > 0) {
@@ -304,8 +304,8 @@ void HfTokenizer::encode_ids(std::string_view text_a, std::optional<std::string_
     else keep_a = std::min(keep_a, max_length - specials);
   }
   const std::span<const std::int32_t> kept_b(b.data(), keep_b);
-  impl_->ids_path->assemble(std::span<const std::int32_t>(a.data(), keep_a),
-                            text_b ? std::optional(kept_b) : std::nullopt, out);
+  impl_->layout.assemble(std::span<const std::int32_t>(a.data(), keep_a),
+                         text_b ? std::optional(kept_b) : std::nullopt, out);
 }
 
 std::size_t HfTokenizer::assemble(std::span<const std::int32_t> a, std::optional<std::span<const std::int32_t>> b,

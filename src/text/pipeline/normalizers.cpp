@@ -1,5 +1,7 @@
 #include "normalizers.hpp"
 
+#include <array>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -199,22 +201,44 @@ class Precompiled final : public Normalizer {
                  ? std::optional<PrecompiledCharsmap>(std::in_place,
                                                       base64_decode(f.string("precompiled_charsmap"), f, "precompiled_charsmap"),
                                                       fmt::format("{}: {}", f.file(), f.key_path("precompiled_charsmap")))
-                 : std::nullopt) {}
+                 : std::nullopt) {
+    if (!map_) return;
+    for (std::size_t c = 0; c < ascii_.size(); ++c) {
+      const char byte = static_cast<char>(c);
+      if (const auto r = map_->transform(std::string_view(&byte, 1))) ascii_[c] = decode(*r);
+    }
+  }
 
   void normalize(AlignedText& text) const override {
     if (!map_) return;
     AlignedText out;
-    std::size_t begin = 0;
-    utf8proc_int32_t state = 0;
-    for (std::size_t i = 1; i <= text.size(); ++i) {
-      const bool boundary =
-          i == text.size() ||
-          utf8proc_grapheme_break_stateful(static_cast<utf8proc_int32_t>(text.chars[i - 1]),
-                                           static_cast<utf8proc_int32_t>(text.chars[i]), &state);
-      if (!boundary) continue;
-      grapheme(text, begin, i, out);
-      begin = i;
-      state = 0;
+    out.chars.reserve(text.size());
+    out.spans.reserve(text.size());
+    const std::size_t n = text.size();
+    for (std::size_t begin = 0; begin < n;) {
+      // Two ASCII characters always have a grapheme break between them, but CR LF (Unicode's
+      // GB3-GB5, GB999): an ASCII character followed by one is a grapheme of its own, whose
+      // replacement ascii_ holds.
+      const char32_t c = text.chars[begin];
+      const char32_t next = begin + 1 < n ? text.chars[begin + 1] : U'\0';
+      if (c < 0x80 && (begin + 1 == n || (next < 0x80 && !(c == U'\r' && next == U'\n')))) {
+        if (const auto& r = ascii_[c]) {
+          for (const char32_t rc : *r) out.push(rc, text.spans[begin]);
+        } else {
+          out.push(c, text.spans[begin]);
+        }
+        ++begin;
+        continue;
+      }
+      std::size_t end = begin + 1;
+      utf8proc_int32_t state = 0;
+      const auto is_break = [&](std::size_t at) {
+        return utf8proc_grapheme_break_stateful(static_cast<utf8proc_int32_t>(text.chars[at - 1]),
+                                                static_cast<utf8proc_int32_t>(text.chars[at]), &state);
+      };
+      while (end < n && !is_break(end)) ++end;
+      grapheme(text, begin, end, out);
+      begin = end;
     }
     text = std::move(out);
   }
@@ -245,6 +269,7 @@ class Precompiled final : public Normalizer {
   }
 
   std::optional<PrecompiledCharsmap> map_;
+  std::array<std::optional<std::u32string>, 128> ascii_;  // the map's replacement of each ASCII character
 };
 
 class NormalizerSequence final : public Normalizer {

@@ -11,6 +11,7 @@
 
 #include "added_vocabulary.hpp"
 #include "bert_ids_path.hpp"
+#include "ids_layout.hpp"
 #include "models.hpp"
 #include "normalizers.hpp"
 #include "post_processors.hpp"
@@ -37,6 +38,8 @@ struct HfTokenizer::Impl {
   bool slow_truncation = false;
   // Set when the steps are BERT's: the ids-only encode (bert_ids_path.hpp).
   std::unique_ptr<pipeline::BertIdsPath> ids_path;
+  // The post-processor's special tokens, for the encodes that want only ids (ids_layout.hpp).
+  pipeline::IdsLayout layout;
 
   const std::string& token(std::int32_t id) const;
   // token() as the post-processors take it.
@@ -50,6 +53,12 @@ struct HfTokenizer::Impl {
 };
 
 namespace pipeline {
+
+// Appends the ids of `text` through impl's steps, no special tokens: the ids encode_text gives,
+// without its tokens, offsets and word ids (ids_path's when set). Throws InputError "<what>:
+// invalid UTF-8 ..." (steps_ids.cpp).
+void tokenize_ids(const HfTokenizer::Impl& impl, std::string_view text, std::vector<std::int32_t>& ids,
+                  std::string_view what);
 
 // Cuts a (and b) to `budget` tokens as `truncation` says (truncation.cpp). Throws InputError
 // for a cut the strategy cannot make.

@@ -1,7 +1,5 @@
 #include "pre_tokenizers.hpp"
 
-#include <array>
-
 #include <fmt/format.h>
 
 #include "regex.hpp"
@@ -75,19 +73,6 @@ Ranges char_matches(const AlignedText& text, const std::function<bool(char32_t)>
 
 namespace {
 
-const std::array<char32_t, 256>& byte_alphabet() {
-  static const std::array<char32_t, 256> table = [] {
-    std::array<char32_t, 256> t{};
-    char32_t next = 256;
-    for (int b = 0; b < 256; ++b) {
-      const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
-      t[static_cast<std::size_t>(b)] = printable ? static_cast<char32_t>(b) : next++;
-    }
-    return t;
-  }();
-  return table;
-}
-
 void split_each(std::vector<AlignedText>& pieces, const std::function<void(const AlignedText&, std::vector<AlignedText>&)>& f) {
   std::vector<AlignedText> out;
   out.reserve(pieces.size());
@@ -105,47 +90,6 @@ SplitBehavior read_behavior(const JsonFields& f, const std::string& key, SplitBe
   if (name == "Contiguous") return SplitBehavior::kContiguous;
   f.fail(key, fmt::format("unknown behavior '{}'; expected Removed, Isolated, MergedWithPrevious, MergedWithNext or Contiguous", name));
 }
-
-// GPT-2's pattern: contractions, letters, numbers and other symbols each with one optional
-// leading space, and runs of whitespace (the last one's space goes to the next word).
-const char* const kGpt2Pattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
-
-class ByteLevel final : public PreTokenizer {
- public:
-  explicit ByteLevel(const JsonFields& f)
-      : add_prefix_space_(f.boolean_or("add_prefix_space", true)),
-        use_regex_(f.boolean_or("use_regex", true)),
-        regex_(kGpt2Pattern, "GPT-2's pattern") {}
-
-  void split(std::vector<AlignedText>& pieces) const override {
-    split_each(pieces, [&](const AlignedText& piece, std::vector<AlignedText>& out) {
-      AlignedText text = piece;
-      if (add_prefix_space_ && !text.empty() && text.chars.front() != U' ') {
-        text.chars.insert(text.chars.begin(), U' ');
-        text.spans.insert(text.spans.begin(), text.spans.front());
-      }
-      std::vector<AlignedText> parts;
-      if (use_regex_) split_at(text, regex_.find_all(text.chars), SplitBehavior::kIsolated, false, parts);
-      else if (!text.empty()) parts.push_back(std::move(text));
-      for (const AlignedText& part : parts) out.push_back(to_bytes(part));
-    });
-  }
-
-  static AlignedText to_bytes(const AlignedText& text) {
-    AlignedText out;
-    std::string bytes;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      bytes.clear();
-      append_utf8(bytes, text.chars[i]);
-      for (const char b : bytes) out.push(byte_to_char(static_cast<unsigned char>(b)), text.spans[i]);
-    }
-    return out;
-  }
-
- private:
-  bool add_prefix_space_, use_regex_;
-  Regex regex_;
-};
 
 class BertPreTokenizer final : public PreTokenizer {
  public:
@@ -321,21 +265,9 @@ class PreTokenizerSequence final : public PreTokenizer {
 
 }  // namespace
 
-char32_t byte_to_char(unsigned char byte) { return byte_alphabet()[byte]; }
-
-int char_to_byte(char32_t c) {
-  static const std::array<int, 512> inverse = [] {
-    std::array<int, 512> t{};
-    t.fill(-1);
-    for (int b = 0; b < 256; ++b) t[byte_alphabet()[static_cast<std::size_t>(b)]] = b;
-    return t;
-  }();
-  return c < 512 ? inverse[c] : -1;
-}
-
 std::unique_ptr<PreTokenizer> read_pre_tokenizer(const JsonFields& f) {
   const std::string type = f.string("type");
-  if (type == "ByteLevel") return std::make_unique<ByteLevel>(f);
+  if (type == "ByteLevel") return make_byte_level(f);
   if (type == "BertPreTokenizer") return std::make_unique<BertPreTokenizer>();
   if (type == "Whitespace") return std::make_unique<Whitespace>();
   if (type == "WhitespaceSplit") return std::make_unique<WhitespaceSplit>();

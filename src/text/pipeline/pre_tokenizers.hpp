@@ -6,6 +6,7 @@
 // then tokenizes every piece on its own.
 #include <functional>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -25,6 +26,8 @@ class PreTokenizer {
 };
 
 std::unique_ptr<PreTokenizer> read_pre_tokenizer(const JsonFields& fields);
+// ByteLevel's (byte_level.cpp).
+std::unique_ptr<PreTokenizer> make_byte_level(const JsonFields& fields);
 
 // tokenizers' SplitDelimiterBehavior.
 enum class SplitBehavior { kRemoved, kIsolated, kMergedWithPrevious, kMergedWithNext, kContiguous };
@@ -39,6 +42,10 @@ void split_at(const AlignedText& text, const std::vector<std::pair<std::size_t, 
 // The matches of a character test: every character for which `test` holds, one match each.
 std::vector<std::pair<std::size_t, std::size_t>> char_matches(const AlignedText& text,
                                                               const std::function<bool(char32_t)>& test);
+
+// The matches of GPT-2's pattern (ByteLevel's) in `text` appended to `out`, as PCRE2 finds
+// them, when `text` is all ASCII; false (and `out` untouched) otherwise.
+bool gpt2_matches_ascii(const std::u32string& text, std::vector<std::pair<std::size_t, std::size_t>>& out);
 
 // GPT-2's byte-to-character alphabet: the printable Latin-1 bytes stand for themselves, the
 // others for U+0100 onwards in order (so a space is 'Ġ' U+0120).

@@ -68,14 +68,19 @@ std::vector<std::pair<std::size_t, std::size_t>> Regex::find_all(const std::u32s
     }
     return out;
   }
-  pcre2_match_data* data = pcre2_match_data_create_from_pattern(compiled_->code, nullptr);
+  // One pair of offsets is all find_all reads (a pattern with groups then returns 0: matched,
+  // the groups not stored); made once per thread instead of at every call.
+  thread_local const std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> match_data(
+      pcre2_match_data_create(1, nullptr), &pcre2_match_data_free);
+  pcre2_match_data* data = match_data.get();
+  if (data == nullptr) fail_input("PCRE2 could not allocate its match data: out of memory");
   const auto subject = reinterpret_cast<PCRE2_SPTR>(text.data());
   std::size_t start = 0;
   while (start <= text.size()) {
     // The characters came from validated UTF-8, and PCRE2 would otherwise check the whole
     // subject again at every match: quadratic in the text.
     const int rc = pcre2_match(compiled_->code, subject, text.size(), start, PCRE2_NO_UTF_CHECK, data, nullptr);
-    if (rc < 0) break;  // PCRE2_ERROR_NOMATCH, or a resource limit: no further matches
+    if (rc < 0) break;  // PCRE2_ERROR_NOMATCH, or a resource limit: no further matches (0: matched)
     const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data);
     const std::size_t begin = ovector[0];
     const std::size_t end = ovector[1];
@@ -86,7 +91,6 @@ std::vector<std::pair<std::size_t, std::size_t>> Regex::find_all(const std::u32s
       start = begin + 1;
     }
   }
-  pcre2_match_data_free(data);
   return out;
 }
 

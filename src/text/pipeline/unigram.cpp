@@ -2,12 +2,16 @@
 // pieces' scores (log-probabilities) sum highest, by Viterbi over character positions. A
 // character no piece starts with becomes the unknown token at the lowest score less 10
 // (SentencePiece's kUnkPenalty); consecutive unknowns fuse into one, and with byte_fallback
-// an unknown is written as its UTF-8 bytes "<0xXX>".
+// an unknown is written as its UTF-8 bytes "<0xXX>". The pieces starting at a position are
+// found in one walk down a byte trie (tokenizers' common_prefix_search), and a piece seen before
+// is not searched again (piece_cache.hpp).
 #include <limits>
 
 #include <fmt/format.h>
 
+#include "flat_map.hpp"
 #include "models.hpp"
+#include "piece_cache.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/text/utf8.hpp"
 
@@ -15,6 +19,35 @@ namespace shmtrain::text::pipeline {
 namespace {
 
 constexpr double kUnkPenalty = 10.0;
+
+// The pieces' bytes as a trie: node 0 is the root; edge (node, byte) -> child in a FlatMap.
+class PieceTrie {
+ public:
+  void insert(std::string_view text, std::int32_t id) {
+    std::uint32_t node = 0;
+    for (const char c : text) {
+      const auto [child, added] = edges_.try_emplace(key(node, c), static_cast<std::uint32_t>(ids_.size()));
+      if (added) ids_.push_back(-1);
+      node = *child;
+    }
+    ids_[node] = id;
+  }
+
+  // The child of `node` by `byte`, or 0 (the root is nobody's child).
+  std::uint32_t child(std::uint32_t node, char byte) const {
+    const std::uint32_t* found = edges_.find(key(node, byte));
+    return found != nullptr ? *found : 0;
+  }
+  std::int32_t id(std::uint32_t node) const { return ids_[node]; }
+
+ private:
+  static std::uint64_t key(std::uint32_t node, char byte) {
+    return (std::uint64_t{node} << 8) | static_cast<unsigned char>(byte);
+  }
+
+  std::vector<std::int32_t> ids_{-1};  // ids_[node]: the piece ending there, or -1
+  FlatMap<std::uint32_t> edges_;
+};
 
 class Unigram final : public Model {
  public:
@@ -27,7 +60,7 @@ class Unigram final : public Model {
       vocab_.add(pieces[i].piece, static_cast<std::int64_t>(i), f, "vocab");
       scores_.push_back(pieces[i].score);
       min_score = std::min(min_score, pieces[i].score);
-      max_bytes_ = std::max(max_bytes_, pieces[i].piece.size());
+      trie_.insert(pieces[i].piece, static_cast<std::int32_t>(i));
     }
     if (unk_id < 0 || static_cast<std::size_t>(unk_id) >= pieces.size()) {
       f.fail("unk_id", fmt::format("{} is not an id of the {} pieces", unk_id, pieces.size()));
@@ -39,6 +72,18 @@ class Unigram final : public Model {
 
   void tokenize(const AlignedText& piece, std::vector<PieceToken>& out) const override {
     if (piece.empty()) return;
+    if (const std::vector<PieceToken>* kept = cache_.find(piece.chars)) {
+      out.insert(out.end(), kept->begin(), kept->end());
+      return;
+    }
+    const std::size_t first = out.size();
+    search(piece, out);
+    cache_.insert(piece.chars,
+                  std::vector<PieceToken>(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()));
+  }
+
+ private:
+  void search(const AlignedText& piece, std::vector<PieceToken>& out) const {
     // Byte offsets of each character, so pieces are looked up by their UTF-8 text.
     const std::string text = piece.utf8();
     std::vector<std::size_t> char_at(text.size() + 1, 0);  // byte -> character index
@@ -70,10 +115,12 @@ class Unigram final : public Model {
       const std::size_t start = byte_of[i];
       const std::size_t one_char_end = byte_of[i + 1];
       bool has_single = false;
-      const std::size_t limit = std::min(text.size(), start + max_bytes_);
-      for (std::size_t end = one_char_end; end <= limit; ++end) {
-        if (end < text.size() && is_utf8_continuation(text[end])) continue;
-        const std::int32_t id = vocab_.find(std::string_view(text).substr(start, end - start));
+      std::uint32_t node = 0;
+      for (std::size_t end = start + 1; end <= text.size(); ++end) {
+        node = trie_.child(node, text[end - 1]);
+        if (node == 0) break;
+        if (end < one_char_end || (end < text.size() && is_utf8_continuation(text[end]))) continue;
+        const std::int32_t id = trie_.id(node);
         if (id < 0) continue;
         if (end == one_char_end) has_single = true;
         const std::size_t j = char_at[end];
@@ -123,10 +170,10 @@ class Unigram final : public Model {
     }
   }
 
- private:
   TokenTable vocab_;
   std::vector<double> scores_;
-  std::size_t max_bytes_ = 0;
+  PieceTrie trie_;
+  PieceCache<PieceToken> cache_;
   bool byte_fallback_;
   std::int32_t unk_id_;
   double unk_score_ = 0;
