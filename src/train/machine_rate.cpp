@@ -10,8 +10,9 @@
 namespace shmtrain::train {
 namespace {
 
-// About a fifth of a second per precision at 100 GFLOP/s (a BERT-base layer's linears over 1,024
-// tokens are 44 GFLOP: one pass after the warm-up).
+// About a fifth of a second per precision at 100 GFLOP/s; at least 3 passes after the warm-up,
+// a BERT-base layer's linears over 1,024 tokens being 44 GFLOP a pass (about 1.3 s on 2 AVX2
+// cores, 2.3 s for BERT-large's).
 constexpr double kFlopsPerMeasurement = 20e9;
 
 double job_rate(comm::Communicator& comm, const std::vector<tensor::LinearShape>& shapes, bool bf16) {

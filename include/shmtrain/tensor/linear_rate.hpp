@@ -18,11 +18,12 @@ struct LinearShape {
   }
 };
 
-// GFLOP/s of `passes` passes over every shape (forward, input gradient, weight gradient), after
-// one untimed pass. bf16: the products of --bf16 (bf16 operands, float accumulation).
+// GFLOP/s of the fastest of `passes` passes over every shape (forward, input gradient, weight
+// gradient), after one untimed pass. bf16: the products of --bf16 (bf16 operands, float
+// accumulation).
 double linear_rate_gflops(std::span<const LinearShape> shapes, bool bf16, int passes);
 
-// The passes that make about `flops` floating-point operations, at least 1 and at most 100
+// The passes that make about `flops` floating-point operations, at least 3 and at most 100
 // (a tiny model's shapes time mostly overhead, not worth a longer wait); the same count on
 // every worker, so that workers timed together stop together.
 int passes_for(std::span<const LinearShape> shapes, double flops);
