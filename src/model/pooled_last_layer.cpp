@@ -11,6 +11,7 @@
 #include "shmtrain/tensor/softmax.hpp"
 
 namespace shmtrain::model {
+namespace pooled_rows {  // named: a unity build puts this file beside encoder_layer.cpp's helpers
 namespace {
 
 float dot(const float* a, const float* b, std::int64_t n) {
@@ -37,6 +38,8 @@ std::vector<std::uint16_t> query0_mask(const LayerDropout& drop, std::int64_t b,
 bool kept(const std::vector<std::uint16_t>& mask, std::int64_t j) { return ((mask[j / 16] >> (j % 16)) & 1u) != 0; }
 
 }  // namespace
+}  // namespace pooled_rows
+
 
 void PooledLastLayer::forward(const float* x, const float* mask_add, const LayerParams& w, const LayerDims& d,
                               const LayerDropout& drop) {
@@ -65,7 +68,7 @@ void PooledLastLayer::forward(const float* x, const float* mask_add, const Layer
   tensor::linear_forward(res1_.data(), ctx_.data(), w.attn_out_w, w.attn_out_b, rows, h, h);
   drop.rows->forward(res1_.data(), res1_.data(), h, drop.attention_output_p, drop.attention_output_site, nullptr,
                      RowUnit::kOnePerRow);
-  add_into(res1_.data(), x0_.data(), rows * h);
+  pooled_rows::add_into(res1_.data(), x0_.data(), rows * h);
   const float eps = d.layer_norm_eps;
   tensor::layernorm_forward(ln1_out_.data(), ln1_mean_.data(), ln1_rstd_.data(), res1_.data(), w.ln1_w, w.ln1_b, rows,
                             h, eps);
@@ -73,7 +76,7 @@ void PooledLastLayer::forward(const float* x, const float* mask_add, const Layer
   tensor::gelu_forward(inter_act_.data(), inter_pre_.data(), rows * inter);
   tensor::linear_forward(res2_.data(), inter_act_.data(), w.out_w, w.out_b, rows, inter, h);
   drop.rows->forward(res2_.data(), res2_.data(), h, drop.hidden_p, drop.output_site, nullptr, RowUnit::kOnePerRow);
-  add_into(res2_.data(), ln1_out_.data(), rows * h);
+  pooled_rows::add_into(res2_.data(), ln1_out_.data(), rows * h);
   tensor::layernorm_forward(ln2_out_.data(), ln2_mean_.data(), ln2_rstd_.data(), res2_.data(), w.ln2_w, w.ln2_b, rows,
                             h, eps);
 }
@@ -88,14 +91,14 @@ void PooledLastLayer::attention_forward(const LayerDims& d, const LayerDropout& 
       const float* q = q_.data() + b * h + head * dh;
       const float* keys = kv_.data() + first_[b] * 2 * h + head * dh;  // row stride 2H; values H further
       float* p = probs_.data() + probs_at_[b] + head * length;
-      for (std::int64_t j = 0; j < length; ++j) p[j] = scale * dot(q, keys + j * 2 * h, dh);
+      for (std::int64_t j = 0; j < length; ++j) p[j] = scale * pooled_rows::dot(q, keys + j * 2 * h, dh);
       tensor::softmax_forward(p, p, mask_add_ != nullptr ? mask_add_ + b * d.seq : nullptr, 1, length);
       float* out = ctx_.data() + b * h + head * dh;
       std::fill_n(out, dh, 0.0f);
       const std::vector<std::uint16_t> mask =
-          drop.attention_p > 0.0f ? query0_mask(drop, b, head, length) : std::vector<std::uint16_t>{};
+          drop.attention_p > 0.0f ? pooled_rows::query0_mask(drop, b, head, length) : std::vector<std::uint16_t>{};
       for (std::int64_t j = 0; j < length; ++j) {
-        if (!mask.empty() && !kept(mask, j)) continue;
+        if (!mask.empty() && !pooled_rows::kept(mask, j)) continue;
         const float weight = p[j] * keep_scale;
         const float* v = keys + j * 2 * h + h;
         for (std::int64_t c = 0; c < dh; ++c) out[c] += weight * v[c];
@@ -119,7 +122,7 @@ void PooledLastLayer::backward(float* dx, float* dy, const float* x, const Layer
   tensor::gelu_backward(d_inter_.data(), d_inter_.data(), inter_pre_.data(), rows * inter);
   tensor::linear_backward(d_ffn_.data(), g.inter_w, g.inter_b, d_inter_.data(), ln1_out_.data(), w.inter_w, rows, h,
                           inter);
-  add_into(d_ffn_.data(), d_res_.data(), rows * h);
+  pooled_rows::add_into(d_ffn_.data(), d_res_.data(), rows * h);
   // d_res_ now holds res1's gradient: it flows into the attention and past it to x_0.
   tensor::layernorm_backward(d_res_.data(), g.ln1_w, g.ln1_b, d_ffn_.data(), res1_.data(), w.ln1_w, ln1_mean_.data(),
                              ln1_rstd_.data(), rows, h);
@@ -154,15 +157,15 @@ void PooledLastLayer::attention_backward(const LayerDims& d, const LayerDropout&
       const float* p = probs_.data() + probs_at_[b] + head * length;
       const float* d_out = d_ctx_.data() + b * h + head * dh;
       const std::vector<std::uint16_t> mask =
-          drop.attention_p > 0.0f ? query0_mask(drop, b, head, length) : std::vector<std::uint16_t>{};
+          drop.attention_p > 0.0f ? pooled_rows::query0_mask(drop, b, head, length) : std::vector<std::uint16_t>{};
       ds.assign(static_cast<std::size_t>(length), 0.0f);
       for (std::int64_t j = 0; j < length; ++j) {
-        if (!mask.empty() && !kept(mask, j)) continue;  // dropped: no value gradient, dP = 0
+        if (!mask.empty() && !pooled_rows::kept(mask, j)) continue;  // dropped: no value gradient, dP = 0
         const float* v = keys + j * 2 * h + h;
         float* dv = d_keys + j * 2 * h + h;
         const float weight = p[j] * keep_scale;
         for (std::int64_t c = 0; c < dh; ++c) dv[c] = weight * d_out[c];
-        ds[j] = keep_scale * dot(d_out, v, dh);  // dP, through the dropout
+        ds[j] = keep_scale * pooled_rows::dot(d_out, v, dh);  // dP, through the dropout
       }
       tensor::softmax_backward(ds.data(), ds.data(), p, 1, length);
       float* dq = d_q_.data() + b * h + head * dh;
