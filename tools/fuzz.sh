@@ -34,7 +34,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHMTRAIN_FUZZ=ON \
-  -DSHMTRAIN_BUILD_TESTS=OFF -DSHMTRAIN_BUILD_BENCH=OFF -DSHMTRAIN_WITH_MPI=OFF -DSHMTRAIN_NATIVE=ON >/dev/null
+  -DSHMTRAIN_BUILD_TESTS=OFF -DSHMTRAIN_BUILD_BENCH=OFF -DSHMTRAIN_WITH_MPI=OFF -DSHMTRAIN_MARCH=native >/dev/null
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=($(ls fuzz/*_fuzz.cpp | xargs -n1 basename | sed 's/\.cpp$//'))
 cmake --build build-fuzz -j "$(nproc)" --target "${harnesses[@]}" >/dev/null
