@@ -9,6 +9,9 @@
 #                                must have been built on Debian 12 against its packages)
 #     --tag NAME                 the image's name (default shmtrain:<version of CMakeLists.txt>)
 #     --builder podman|buildah|docker   default: the first of them that can build here
+#   tools/image.sh --demo [--tag NAME] [shmtrain train flags...]
+#                                trains the built-in demo in a container of the image (its CMD),
+#                                printing the `run` line with the flags this machine needs
 # Installs podman and runc (and mmdebstrap for --base-from-debian-mirror) when no builder is found
 # and it may (root or sudo). podman and buildah build with --isolation chroot (no container runtime
 # needed for the RUN steps); podman runs containers with runc here: crun, which installing podman
@@ -22,14 +25,19 @@ tag="shmtrain:${version}"
 binary=""
 from_mirror=0
 builder=""
+demo=0
+demo_flags=()
 while [ $# -gt 0 ]; do
   case "$1" in
+    --demo) demo=1; shift ;;
     --base-from-debian-mirror) from_mirror=1; shift ;;
     --binary) binary="$2"; shift 2 ;;
     --tag) tag="$2"; shift 2 ;;
     --builder) builder="$2"; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "image: unknown argument $1 (see tools/image.sh --help)" >&2; exit 2 ;;
+    *)
+      if [ $demo -eq 1 ]; then demo_flags+=("$1"); shift; continue; fi
+      echo "image: unknown argument $1 (see tools/image.sh --help)" >&2; exit 2 ;;
   esac
 done
 
@@ -66,6 +74,23 @@ case "$builder" in
   *) echo "image: --builder must be podman, buildah or docker, not $builder" >&2; exit 2 ;;
 esac
 command -v "$builder" >/dev/null || { echo "image: $builder is not installed" >&2; exit 1; }
+
+if [ $demo -eq 1 ]; then
+  [ "$builder" != buildah ] || { echo "image: --demo runs a container: podman or docker, not buildah" >&2; exit 2; }
+  # A VM's hard limits of open files and processes may be below the runtime's defaults, which it
+  # then fails to set ("error setting rlimit"): the container gets this shell's hard limits.
+  files=$(ulimit -Hn); procs=$(ulimit -Hu)
+  [ "$files" = unlimited ] && files=1048576
+  { [ "$procs" = unlimited ] || [ "$procs" -gt 32768 ]; } && procs=32768
+  # No health-check timer for a one-off run (podman would ask systemd for one).
+  run=("$builder" run --rm --no-healthcheck --ulimit "nofile=$files:$files" --ulimit "nproc=$procs:$procs")
+  # podman takes crun when both are installed; crun refuses hybrid cgroups, runc does not.
+  if [ "$builder" = podman ] && command -v runc >/dev/null; then run+=(--runtime runc); fi
+  command=()
+  [ ${#demo_flags[@]} -eq 0 ] || command=(shmtrain train --config configs/demo.toml "${demo_flags[@]}")
+  echo "image: ${run[*]} $tag ${command[*]}"
+  exec "${run[@]}" "$tag" "${command[@]}"
+fi
 
 if [ $from_mirror -eq 1 ]; then
   install_packages mmdebstrap
