@@ -43,13 +43,6 @@ float ClassificationHead::input_dropout_p() const {
 
 namespace {
 
-// Row b's tokens that count in its mean: all of a packed row, the unmasked ones of a padded row.
-std::int64_t real_tokens(const data::Batch& batch, std::int64_t b) {
-  if (batch.packed()) return batch.row_length(b);
-  const auto first = batch.attention_mask.begin() + b * batch.seq;
-  return std::count_if(first, first + batch.seq, [](std::int32_t m) { return m != 0; });
-}
-
 bool counts(const data::Batch& batch, std::int64_t b, std::int64_t t) {
   return batch.packed() || batch.attention_mask[static_cast<std::size_t>(b * batch.seq + t)] != 0;
 }
@@ -78,7 +71,7 @@ float ClassificationHead::forward(const float* hidden, const data::Batch& batch,
       if (!counts(batch, b, t)) continue;
       for (std::int64_t c = 0; c < h; ++c) pooled[c] += row[t * h + c];
     }
-    const auto count = static_cast<float>(std::max<std::int64_t>(real_tokens(batch, b), 1));
+    const auto count = static_cast<float>(std::max<std::int64_t>(batch.real_length(b), 1));
     for (std::int64_t c = 0; c < h; ++c) pooled[c] /= count;
   }
   const float* dense_in = cls_.data();
@@ -141,7 +134,7 @@ void ClassificationHead::backward(float* dhidden, float loss_scale) {
       std::copy_n(d, h, row);
       continue;
     }
-    const float count = static_cast<float>(std::max<std::int64_t>(real_tokens(batch, b), 1));
+    const float count = static_cast<float>(std::max<std::int64_t>(batch.real_length(b), 1));
     for (std::int64_t t = 0; t < batch.row_length(b); ++t) {
       if (!counts(batch, b, t)) continue;
       for (std::int64_t c = 0; c < h; ++c) row[t * h + c] = d[c] / count;

@@ -39,13 +39,6 @@ double projected_rows(const BertConfig& config, std::int64_t length) {
 
 double position_terms(const BertConfig& config) { return (config.c2p() ? 1.0 : 0.0) + (config.p2c() ? 1.0 : 0.0); }
 
-// Row b's real tokens: all of a packed row, the unmasked ones of a padded row.
-std::int64_t real_length(const data::Batch& batch, std::int64_t b) {
-  if (batch.packed() || batch.attention_mask.empty()) return batch.row_length(b);
-  const auto first = batch.attention_mask.begin() + b * batch.seq;
-  return std::count_if(first, first + batch.seq, [](std::int32_t m) { return m != 0; });
-}
-
 // Forward multiply-adds x 2 of the head on `batch`.
 double head_forward_flops(const BertConfig& config, const data::Batch& batch, double real_tokens) {
   const Architecture& a = architecture_of(config);
@@ -111,7 +104,7 @@ double batch_train_flops(const BertConfig& config, const data::Batch& batch) {
   double tokens = 0;
   std::int64_t longest = 0;
   for (std::int64_t b = 0; b < batch.batch; ++b) {
-    const std::int64_t length = real_length(batch, b);
+    const std::int64_t length = batch.real_length(b);
     total += sequence_train_flops(config, length, pooled);
     tokens += static_cast<double>(length);
     longest = std::max(longest, length);

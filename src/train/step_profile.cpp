@@ -2,14 +2,7 @@
 
 #include <algorithm>
 
-#include "shmtrain/data/dataset.hpp"
-
 namespace shmtrain::train {
-
-std::int64_t real_tokens(const data::Batch& batch) {
-  if (batch.packed() || batch.attention_mask.empty()) return batch.tokens();
-  return std::count(batch.attention_mask.begin(), batch.attention_mask.end(), 1);
-}
 
 void StepProfile::add_step(comm::Communicator& comm, const StepTimes& times, double tokens, double flops) {
   const double compute = times.forward + times.backward;

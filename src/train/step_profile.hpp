@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "shmtrain/comm/communicator.hpp"
-#include "shmtrain/data/batch.hpp"
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/train/step_engine.hpp"
 
@@ -26,9 +25,6 @@ struct WorkerSeconds {
   double data = 0;  // assembling the step's batches
   double wait = 0;  // for the slowest worker's forward and backward
 };
-
-// The tokens of `batch` that are not padding.
-std::int64_t real_tokens(const data::Batch& batch);
 
 class StepProfile {
  public:

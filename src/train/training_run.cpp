@@ -134,7 +134,7 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
                                     inputs_.task->target()));
     inputs_.task->prepare_batch(batches.back(), static_cast<std::uint64_t>(state_.epoch_index));  // run_mlm's masks
     model::validate_batch(batches.back(), inputs_.config, train.source);
-    tokens += static_cast<double>(real_tokens(batches.back()));
+    tokens += static_cast<double>(batches.back().real_tokens());
     flops += model::batch_train_flops(inputs_.config, batches.back());
     // Dropout masks are a function of the micro-step, so a resumed run draws the same ones.
     contexts.push_back(model::StepContext{

@@ -40,6 +40,11 @@ struct Batch {
   // Row b's first token and its length (padded: the padding included).
   std::int64_t row_begin(std::int64_t b) const { return packed() ? offsets[b] : b * seq; }
   std::int64_t row_length(std::int64_t b) const { return packed() ? offsets[b + 1] - offsets[b] : seq; }
+  // Row b's real tokens: all of a packed row, the unmasked ones of a padded row (all of it
+  // without a mask). The useful-FLOP count and mean pooling read these, never the padding.
+  std::int64_t real_length(std::int64_t b) const;
+  // The batch's real tokens: real_length summed over its rows.
+  std::int64_t real_tokens() const;
 };
 
 }  // namespace shmtrain::data
