@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -20,7 +21,11 @@ namespace {
 
 // The base deploy/Containerfile names (tools/image.sh --base-from-debian-mirror builds it).
 constexpr const char* kBaseImage = "docker.io/library/debian:bookworm";
-constexpr const char* kTestTag = "localhost/shmtrain:test";
+
+// One tag per build folder: two checkouts testing at once must not run each other's binary.
+std::string test_tag() {
+  return fmt::format("localhost/shmtrain:test-{:016x}", std::hash<std::string>{}(shmtrain_binary().string()));
+}
 
 std::string trimmed_output(const CliRun& run) {
   std::string text = run.out;
@@ -56,7 +61,8 @@ TestImage prepare_test_image() {
   const std::string& program = container_program();
   if (program.empty()) {
     image.skip_reason =
-        "no podman, and no docker with a running engine, to build and run the image (tools/test.sh installs podman "
+        "no podman, and no docker with a running engine, to build and run the image (tools/test.sh installs "
+        "podman "
         "and runc)";
     return image;
   }
@@ -69,8 +75,8 @@ TestImage prepare_test_image() {
   const FileLock lock(shmtrain_binary().parent_path() / "image-test.lock");
   const bool have_base = run_command(fmt::format("{} image inspect {}", program, kBaseImage)).exit_code == 0;
   const CliRun build = run_command(fmt::format("{} --builder {} --binary {} --tag {}{}",
-                                               shell_quote((source_dir() / "tools" / "image.sh").string()), program,
-                                               shell_quote(shmtrain_binary().string()), kTestTag,
+                                               shell_quote((source_dir() / "tools" / "image.sh").string()),
+                                               program, shell_quote(shmtrain_binary().string()), test_tag(),
                                                have_base ? "" : " --base-from-debian-mirror"));
   if (build.exit_code != 0) {
     image.error = "tools/image.sh failed (" + std::to_string(build.exit_code) + "): " + build.output();
@@ -84,7 +90,7 @@ TestImage prepare_test_image() {
                         " true` failed: " + base.output();
     return image;
   }
-  image.tag = kTestTag;
+  image.tag = test_tag();
   return image;
 }
 
@@ -104,11 +110,15 @@ std::string container_run() {
   rlimit files{}, processes{};
   getrlimit(RLIMIT_NOFILE, &files);
   getrlimit(RLIMIT_NPROC, &processes);
-  const auto limit = [](rlim_t hard, rlim_t cap) { return hard == RLIM_INFINITY ? cap : std::min(hard, cap); };
-  std::string flags = fmt::format("{} run --rm --no-healthcheck --ulimit nofile={}:{} --ulimit nproc={}:{}",
-                                  container_program(), limit(files.rlim_max, 1048576), limit(files.rlim_max, 1048576),
-                                  limit(processes.rlim_max, 32768), limit(processes.rlim_max, 32768));
-  if (container_program() == "podman" && run_command("command -v runc").exit_code == 0) flags += " --runtime runc";
+  const auto limit = [](rlim_t hard, rlim_t cap) {
+    return hard == RLIM_INFINITY ? cap : std::min(hard, cap);
+  };
+  std::string flags =
+      fmt::format("{} run --rm --no-healthcheck --ulimit nofile={}:{} --ulimit nproc={}:{}",
+                  container_program(), limit(files.rlim_max, 1048576), limit(files.rlim_max, 1048576),
+                  limit(processes.rlim_max, 32768), limit(processes.rlim_max, 32768));
+  if (container_program() == "podman" && run_command("command -v runc").exit_code == 0)
+    flags += " --runtime runc";
   return flags;
 }
 
@@ -147,9 +157,10 @@ ContainerGroup::~ContainerGroup() {
 std::vector<std::string> ContainerGroup::run_argv(const std::string& short_name, const std::string& hostname,
                                                   const std::vector<std::string>& flags,
                                                   const std::vector<std::string>& command) const {
+  started_.push_back(name(short_name));
   std::vector<std::string> argv = split_words(container_run());
-  for (const std::string& word : {std::string("--name"), name(short_name), std::string("--hostname"), hostname,
-                                  std::string("--network"), prefix_}) {
+  for (const std::string& word : {std::string("--name"), name(short_name), std::string("--hostname"),
+                                  hostname, std::string("--network"), prefix_}) {
     argv.push_back(word);
   }
   argv.insert(argv.end(), flags.begin(), flags.end());
@@ -159,17 +170,17 @@ std::vector<std::string> ContainerGroup::run_argv(const std::string& short_name,
 }
 
 CliRun ContainerGroup::run(const std::string& short_name, const std::string& hostname,
-                           const std::vector<std::string>& flags,
-                           const std::vector<std::string>& command, bool detached) {
+                           const std::vector<std::string>& flags, const std::vector<std::string>& command,
+                           bool detached) {
   std::vector<std::string> argv = run_argv(short_name, hostname, flags, command);
   if (detached) argv.insert(argv.begin() + 2, "--detach");
-  started_.push_back(name(short_name));
   return run_command(shell_words(argv));
 }
 
 std::string ContainerGroup::ip(const std::string& short_name) const {
-  return trimmed_output(run_command(fmt::format("{} inspect --format '{{{{(index .NetworkSettings.Networks \"{}\").IPAddress}}}}' {}",
-                                                container_program(), prefix_, name(short_name))));
+  return trimmed_output(run_command(
+      fmt::format("{} inspect --format '{{{{(index .NetworkSettings.Networks \"{}\").IPAddress}}}}' {}",
+                  container_program(), prefix_, name(short_name))));
 }
 
 CliRun ContainerGroup::kill(const std::string& short_name) const {
@@ -177,7 +188,8 @@ CliRun ContainerGroup::kill(const std::string& short_name) const {
 }
 
 CliRun ContainerGroup::exec(const std::string& short_name, const std::vector<std::string>& command) const {
-  return run_command(fmt::format("{} exec {} {}", container_program(), name(short_name), shell_words(command)));
+  return run_command(
+      fmt::format("{} exec {} {}", container_program(), name(short_name), shell_words(command)));
 }
 
 std::string ContainerGroup::logs(const std::string& short_name) const {

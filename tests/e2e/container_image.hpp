@@ -42,9 +42,10 @@ class ContainerGroup {
   std::string name(const std::string& short_name) const { return prefix_ + "-" + short_name; }
   // `<program> run` in this group's network, detached (`detached`) or waited for, as
   // `hostname`, with `flags` (volumes, environment) and `command` in the image.
-  CliRun run(const std::string& short_name, const std::string& hostname, const std::vector<std::string>& flags,
-             const std::vector<std::string>& command, bool detached);
-  // The argv of that run in the foreground, for a job to start in the background.
+  CliRun run(const std::string& short_name, const std::string& hostname,
+             const std::vector<std::string>& flags, const std::vector<std::string>& command, bool detached);
+  // The argv of that run in the foreground, for a job to start in the background (the container
+  // is removed with the group all the same).
   std::vector<std::string> run_argv(const std::string& short_name, const std::string& hostname,
                                     const std::vector<std::string>& flags,
                                     const std::vector<std::string>& command) const;
@@ -56,7 +57,7 @@ class ContainerGroup {
  private:
   std::string prefix_;
   std::string error_;
-  std::vector<std::string> started_;
+  mutable std::vector<std::string> started_;  // removed by the destructor, launched or not
 };
 
 }  // namespace shmtrain::testing

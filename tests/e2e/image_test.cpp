@@ -37,19 +37,20 @@ using nlohmann::json;
 
 constexpr int kDdpTimeout = 5;
 
-#define REQUIRE_IMAGE()                                                  \
-  do {                                                                   \
-    if (!test_image().skip_reason.empty()) {                             \
-      GTEST_SKIP() << test_image().skip_reason;                          \
-    }                                                                    \
-    ASSERT_TRUE(test_image().error.empty()) << test_image().error;       \
+#define REQUIRE_IMAGE()                                            \
+  do {                                                             \
+    if (!test_image().skip_reason.empty()) {                       \
+      GTEST_SKIP() << test_image().skip_reason;                    \
+    }                                                              \
+    ASSERT_TRUE(test_image().error.empty()) << test_image().error; \
   } while (false)
 
 using Words = std::vector<std::string>;
 
 // `command` in a fresh container of the image, `flags` (volumes) before the image's name.
 CliRun in_image(const Words& flags, const Words& command) {
-  return run_command(container_run() + " " + shell_words(flags) + " " + test_image().tag + " " + shell_words(command));
+  return run_command(container_run() + " " + shell_words(flags) + " " + test_image().tag + " " +
+                     shell_words(command));
 }
 
 // A test folder the image's user (uid 1000) may write, mounted at the same path in containers.
@@ -66,7 +67,8 @@ Words operator+(Words words, const Words& more) {
 // The PyTorch reference's settings: 2 rows per rank, 4 ranks, 20 steps, each step's loss logged.
 std::string train_flags(const ReferenceRun& run, const fs::path& output_dir) {
   return fmt::format(
-      "train --do_train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 32"
+      "train --do_train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} "
+      "--max_seq_length 32"
       " --per_device_train_batch_size 2 --learning_rate 1e-3 --weight_decay 0.01 --lr_scheduler_type constant"
       " --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0 --ddp_timeout {}",
       run.model.string(), run.train_file.string(), output_dir.string(), kDdpTimeout);
@@ -91,8 +93,9 @@ TEST(Image, HoldsItsLibrariesAndRunsInfoAndTheDemoOnTwoWorkersInA64MbDevShm) {
   const CliRun version = in_image({}, {"shmtrain", "--version"});
   EXPECT_EQ(version.exit_code, 0) << version.output();
   EXPECT_EQ(version.out.rfind("shmtrain ", 0), 0u) << version.out;
-  const CliRun health = run_command(fmt::format("{} image inspect --format '{{{{json .Config.Healthcheck}}}}' {}",
-                                                container_program(), test_image().tag));
+  const CliRun health =
+      run_command(fmt::format("{} image inspect --format '{{{{json .Config.Healthcheck}}}}' {}",
+                              container_program(), test_image().tag));
   EXPECT_NE(health.out.find(R"("shmtrain","--version")"), std::string::npos) << health.output();
 
   // The image's own command line for the demo (its CMD), shortened, into a mounted folder; the
@@ -102,9 +105,10 @@ TEST(Image, HoldsItsLibrariesAndRunsInfoAndTheDemoOnTwoWorkersInA64MbDevShm) {
   const CliRun shm = in_image({}, {"sh", "-c", "df --output=size -k /dev/shm | tail -1"});
   ASSERT_EQ(shm.exit_code, 0) << shm.output();
   EXPECT_LE(std::stol(shm.out), 65536) << "/dev/shm of " << shm.out << " KiB";
-  const CliRun demo = in_image(shared(dir), {"shmtrain", "train", "--config", "configs/demo.toml", "--nproc_per_node",
-                                             "2", "--max_steps", "6", "--logging_steps", "2", "--do_eval", "false",
-                                             "--output_dir", (dir / "demo").string()});
+  const CliRun demo =
+      in_image(shared(dir),
+               {"shmtrain", "train", "--config", "configs/demo.toml", "--nproc_per_node", "2", "--max_steps",
+                "6", "--logging_steps", "2", "--do_eval", "false", "--output_dir", (dir / "demo").string()});
   ASSERT_EQ(demo.exit_code, 0) << demo.output();
   EXPECT_NE(demo.out.find("training: 2 worker(s)"), std::string::npos) << demo.out;
   EXPECT_EQ(metric_by_step(dir / "demo" / "metrics.jsonl", "loss").size(), 3u);
@@ -148,15 +152,23 @@ struct MpiJob {
     job.slots = std::stoi(spec.at("slotsPerWorker").get<std::string>());
     job.workers = std::stoi(spec.at("mpiReplicaSpecs").at("Worker").at("replicas").get<std::string>());
     job.ssh_mount = spec.at("sshAuthMountPath");
-    for (const auto& [role, argv] : {std::pair{"Worker", &job.worker_command}, {"Launcher", &job.launcher_command}}) {
-      const json& container = spec.at("mpiReplicaSpecs").at(role).at("template").at("spec").at("containers").at(0);
+    for (const auto& [role, argv] :
+         {std::pair{"Worker", &job.worker_command}, {"Launcher", &job.launcher_command}}) {
+      const json& container =
+          spec.at("mpiReplicaSpecs").at(role).at("template").at("spec").at("containers").at(0);
       for (const json& word : container.at("command")) argv->push_back(word);
       for (const json& word : container.at("args")) argv->push_back(word);
     }
     return job;
   }
   const json& container(const std::string& role) const {
-    return manifest.at("spec").at("mpiReplicaSpecs").at(role).at("template").at("spec").at("containers").at(0);
+    return manifest.at("spec")
+        .at("mpiReplicaSpecs")
+        .at(role)
+        .at("template")
+        .at("spec")
+        .at("containers")
+        .at(0);
   }
   std::string worker_host(int i) const { return fmt::format("{}-worker-{}", name, i); }
   // The launcher's mpirun line up to the program it starts, then `flags` for that program.
@@ -195,11 +207,14 @@ class MpiJobContainers {
     run_command("chown -R 1000:1000 " + shell_quote((dir / "ssh").string()) + " && chmod 600 " +
                 shell_quote((dir / "ssh" / "id_rsa").string()));
     std::string hostfile;
-    for (int i = 0; i < job.workers; ++i) hostfile += fmt::format("{} slots={}\n", job.worker_host(i), job.slots);
+    for (int i = 0; i < job.workers; ++i)
+      hostfile += fmt::format("{} slots={}\n", job.worker_host(i), job.slots);
     write_file(dir / "mpi" / "hostfile", hostfile);
-    const Words volumes = shared(dir) + Words{"--volume", (dir / "ssh").string() + ":" + job.ssh_mount + ":ro"};
+    const Words volumes =
+        shared(dir) + Words{"--volume", (dir / "ssh").string() + ":" + job.ssh_mount + ":ro"};
     for (int i = 0; i < job.workers; ++i) {
-      const CliRun worker = group_.run(fmt::format("w{}", i), job.worker_host(i), volumes, job.worker_command, true);
+      const CliRun worker =
+          group_.run(fmt::format("w{}", i), job.worker_host(i), volumes, job.worker_command, true);
       if (worker.exit_code != 0) {
         error_ = "worker container: " + worker.output();
         return;
@@ -208,7 +223,8 @@ class MpiJobContainers {
     // The launcher resolves the workers' names (the operator's headless Service does it there).
     launcher_flags_ = volumes + Words{"--volume", (dir / "mpi").string() + ":/etc/mpi:ro"};
     for (int i = 0; i < job.workers; ++i) {
-      launcher_flags_ = launcher_flags_ + Words{"--add-host", job.worker_host(i) + ":" + group_.ip(fmt::format("w{}", i))};
+      launcher_flags_ =
+          launcher_flags_ + Words{"--add-host", job.worker_host(i) + ":" + group_.ip(fmt::format("w{}", i))};
     }
     // What the operator sets in the launcher (mpi-operator's ompiEnvVars).
     launcher_flags_ = launcher_flags_ + Words{"--env", "OMPI_MCA_orte_keep_fqdn_hostnames=true",
@@ -265,13 +281,15 @@ TEST(Image, AKilledWorkerContainerEndsTheMpiJobWithinTheTimeoutNamingItsHost) {
   std::string flags = train_flags(run, dir / "out");
   flags.replace(flags.find("--num_train_epochs 1"), 20, "--num_train_epochs 5000");
   flags.replace(flags.find("--logging_steps 1"), 17, "--logging_steps 10");
-  const pid_t launcher = start_process(containers.launcher_argv(flags), dir / "stdout.txt", dir / "stderr.txt");
+  const pid_t launcher =
+      start_process(containers.launcher_argv(flags), dir / "stdout.txt", dir / "stderr.txt");
   ASSERT_GT(launcher, 0);
   const auto started = Clock::now();
   while (metric_by_step(dir / "out" / "metrics.jsonl", "loss").size() < 3 && Clock::now() - started < 120s) {
     std::this_thread::sleep_for(50ms);
   }
-  ASSERT_GE(metric_by_step(dir / "out" / "metrics.jsonl", "loss").size(), 3u) << read_file(dir / "stderr.txt");
+  ASSERT_GE(metric_by_step(dir / "out" / "metrics.jsonl", "loss").size(), 3u)
+      << read_file(dir / "stderr.txt");
 
   const std::string victim = job.worker_host(job.workers - 1);
   const CliRun killed = containers.group().kill(fmt::format("w{}", job.workers - 1));
@@ -296,14 +314,17 @@ TEST(Image, AKilledWorkerContainerEndsTheMpiJobWithinTheTimeoutNamingItsHost) {
   EXPECT_NE(output.find(victim), std::string::npos) << "the host is not named:\n" << output;
 
   // The other workers' ranks end with the job, and leave nothing in their /dev/shm.
-  const Words left = {"sh", "-c", "for p in /proc/[0-9]*; do readlink $p/exe; done | grep -c /shmtrain; ls /dev/shm"};
+  const Words left = {"sh", "-c",
+                      "for p in /proc/[0-9]*; do readlink $p/exe; done | grep -c /shmtrain; ls /dev/shm"};
   for (int i = 0; i + 1 < job.workers; ++i) {
     CliRun still;
     const auto since = Clock::now();
-    while ((still = containers.group().exec(fmt::format("w{}", i), left)).out != "0\n" && Clock::now() - since < 10s) {
+    while ((still = containers.group().exec(fmt::format("w{}", i), left)).out != "0\n" &&
+           Clock::now() - since < 10s) {
       std::this_thread::sleep_for(100ms);
     }
-    EXPECT_EQ(still.out, "0\n") << job.worker_host(i) << ": shmtrain processes, then /dev/shm:\n" << still.output();
+    EXPECT_EQ(still.out, "0\n") << job.worker_host(i) << ": shmtrain processes, then /dev/shm:\n"
+                                << still.output();
   }
 }
 
@@ -352,8 +373,8 @@ TEST(Image, EveryPathUserAndPortTheManifestNamesIsTheImages) {
     if (path.rfind("/mnt/", 0) == 0) continue;  // the PVC's mount point: made by the mount
     script += fmt::format("test -e {0} || echo missing {0}; ", shell_quote(path));
   }
-  for (const std::string& program : {job.launcher_command.front(), std::string("shmtrain"),
-                                     job.worker_command.front()}) {
+  for (const std::string& program :
+       {job.launcher_command.front(), std::string("shmtrain"), job.worker_command.front()}) {
     script += fmt::format("command -v {0} >/dev/null || echo not on PATH: {0}; ", shell_quote(program));
   }
   const CliRun found = in_image({}, {"sh", "-c", script});

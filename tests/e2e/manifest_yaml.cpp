@@ -12,9 +12,9 @@ namespace shmtrain::testing {
 namespace manifest_yaml {
 
 struct Line {
-  int number;       // 1-based, for errors
-  int indent;       // spaces before the content
-  std::string text; // without indentation and comment
+  int number;        // 1-based, for errors
+  int indent;        // spaces before the content
+  std::string text;  // without indentation and comment
 };
 
 // The text before a comment: `#` at the start or after a space, outside quotes.
@@ -49,7 +49,8 @@ std::vector<Line> significant_lines(const std::string& text) {
     if (content.empty()) continue;
     if (content == "---" || content.front() == '&' || content.front() == '*' || content.front() == '|' ||
         content.front() == '>') {
-      throw std::runtime_error(fmt::format("line {}: `{}` is outside the YAML this reader knows", number, content));
+      throw std::runtime_error(
+          fmt::format("line {}: `{}` is outside the YAML this reader knows", number, content));
     }
     lines.push_back({number, static_cast<int>(raw.find_first_not_of(' ')), content});
   }
@@ -65,11 +66,13 @@ nlohmann::json scalar(const std::string& text, int number) {
     try {
       return nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception&) {
-      throw std::runtime_error(fmt::format("line {}: flow sequence {} is not a list of \"strings\"", number, text));
+      throw std::runtime_error(
+          fmt::format("line {}: flow sequence {} is not a list of \"strings\"", number, text));
     }
   }
   if (std::string("{\"'|>&*!").find(text.front()) != std::string::npos) {
-    throw std::runtime_error(fmt::format("line {}: `{}` is outside the YAML this reader knows", number, text));
+    throw std::runtime_error(
+        fmt::format("line {}: `{}` is outside the YAML this reader knows", number, text));
   }
   return text;
 }
