@@ -31,9 +31,9 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --demo) demo=1; shift ;;
     --base-from-debian-mirror) from_mirror=1; shift ;;
-    --binary) binary="$2"; shift 2 ;;
-    --tag) tag="$2"; shift 2 ;;
-    --builder) builder="$2"; shift 2 ;;
+    --binary) binary="${2:?image: --binary needs a path}"; shift 2 ;;
+    --tag) tag="${2:?image: --tag needs a name}"; shift 2 ;;
+    --builder) builder="${2:?image: --builder needs podman, buildah or docker}"; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *)
       if [ $demo -eq 1 ]; then demo_flags+=("$1"); shift; continue; fi
