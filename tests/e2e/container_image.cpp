@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <functional>
 #include <cstdio>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -107,18 +107,21 @@ const TestImage& test_image() {
 }
 
 std::string container_run() {
-  rlimit files{}, processes{};
-  getrlimit(RLIMIT_NOFILE, &files);
-  getrlimit(RLIMIT_NPROC, &processes);
-  const auto limit = [](rlim_t hard, rlim_t cap) {
-    return hard == RLIM_INFINITY ? cap : std::min(hard, cap);
-  };
-  std::string flags =
-      fmt::format("{} run --rm --no-healthcheck --ulimit nofile={}:{} --ulimit nproc={}:{}",
-                  container_program(), limit(files.rlim_max, 1048576), limit(files.rlim_max, 1048576),
-                  limit(processes.rlim_max, 32768), limit(processes.rlim_max, 32768));
-  if (container_program() == "podman" && run_command("command -v runc").exit_code == 0)
-    flags += " --runtime runc";
+  static const std::string flags = [] {
+    rlimit files{}, processes{};
+    getrlimit(RLIMIT_NOFILE, &files);
+    getrlimit(RLIMIT_NPROC, &processes);
+    const auto limit = [](rlim_t hard, rlim_t cap) {
+      return hard == RLIM_INFINITY ? cap : std::min(hard, cap);
+    };
+    std::string line =
+        fmt::format("{} run --rm --no-healthcheck --ulimit nofile={}:{} --ulimit nproc={}:{}",
+                    container_program(), limit(files.rlim_max, 1048576), limit(files.rlim_max, 1048576),
+                    limit(processes.rlim_max, 32768), limit(processes.rlim_max, 32768));
+    if (container_program() == "podman" && run_command("command -v runc").exit_code == 0)
+      line += " --runtime runc";
+    return line;
+  }();
   return flags;
 }
 

@@ -36,14 +36,9 @@ using namespace std::chrono_literals;
     }                                                                           \
   } while (false)
 
-// The PyTorch reference's settings (as data_parallel_test.cpp): a global batch of 8, 2 rows per
-// rank on 4 ranks, 20 steps.
+// The PyTorch reference's settings (as data_parallel_test.cpp), with the optimizer sharded or not.
 std::string reference_flags(const ReferenceRun& run, const fs::path& output_dir, bool shard) {
-  return fmt::format(
-      "train --do_train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 32"
-      " --per_device_train_batch_size 2 --learning_rate 1e-3 --weight_decay 0.01 --lr_scheduler_type constant"
-      " --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0{}",
-      run.model.string(), run.train_file.string(), output_dir.string(), shard ? " --shard_optimizer" : "");
+  return four_rank_reference_flags(run, output_dir) + (shard ? " --shard_optimizer" : "");
 }
 
 CliRun run_under_mpi(int ranks, const std::string& arguments) {

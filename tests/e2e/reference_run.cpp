@@ -117,6 +117,14 @@ ReferenceRun write_reference_run(const TempDir& dir, const std::string& fixture_
   return run;
 }
 
+std::string four_rank_reference_flags(const ReferenceRun& run, const std::filesystem::path& output_dir) {
+  return fmt::format(
+      "train --do_train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 32"
+      " --per_device_train_batch_size 2 --learning_rate 1e-3 --weight_decay 0.01 --lr_scheduler_type constant"
+      " --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0",
+      run.model.string(), run.train_file.string(), output_dir.string());
+}
+
 double train_like_the_reference(const ReferenceRun& run, const std::filesystem::path& out, int workers) {
   const CliRun result = run_shmtrain(fmt::format(
       "train --do_train --model_name_or_path {} --train_file {} --do_eval false --output_dir {} --max_seq_length 24"

@@ -28,6 +28,10 @@ ReferenceRun write_reference_run(const TempDir& dir, const std::string& fixture 
 // unless `dropout`. Returns its path (dir/config.json).
 std::filesystem::path write_tiny_roberta_config(const TempDir& dir, bool dropout = false);
 
+// `train` flags of the PyTorch reference's settings for 4 ranks of 2 rows (global batch 8, 20
+// steps, every loss logged), no evaluation, into `output_dir`: the data-parallel and MPI tests' run.
+std::string four_rank_reference_flags(const ReferenceRun& run, const std::filesystem::path& output_dir);
+
 // Trains `run`'s model through the binary with the PyTorch reference's settings (its rows in
 // order, global batch 4 on `workers` workers, lr 1e-3, weight decay 0.01, constant schedule, one
 // epoch) into `out`, and expects each logged loss within 1e-4 relative of PyTorch's. Returns the
