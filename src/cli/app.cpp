@@ -17,6 +17,7 @@
 #include "shmtrain/launch/launcher.hpp"
 #include "shmtrain/launch/mpi_job.hpp"
 #include "shmtrain/tensor/blas_runtime.hpp"
+#include "shmtrain/tensor/cpu_features.hpp"
 
 namespace shmtrain::cli {
 namespace {
@@ -112,7 +113,11 @@ void parse(CLI::App& app, const std::vector<std::string>& args) {
 
 int run(int argc, char** argv) {
   try {
-    tensor::prepare_openblas(argv);  // asks cpu_features(), which reads SHMTRAIN_CPU_FEATURES
+    // Start-up in one order on every CPU and environment: SHMTRAIN_CPU_FEATURES is read and
+    // checked first, before anything prints (prepare_openblas asks for the features only when
+    // it chooses the core type, which OPENBLAS_CORETYPE in the environment skips).
+    tensor::cpu_features();
+    tensor::prepare_openblas(argv);
   } catch (const std::exception& e) {
     fmt::print(stderr, "shmtrain: error: {}\n", e.what());
     return 2;

@@ -161,12 +161,14 @@ class Supervisor {
     }
   }
 
-  // Reaps every child that has exited before judging any of them: a worker that stopped
-  // because a peer died (kExitPeerFailure) exits after that peer, so the peer is reaped in the
-  // same pass and reported as the cause. Once the job is being stopped, deaths by our SIGTERM or
-  // SIGKILL are not failures of their own.
+  // Reaps every child that has exited before judging any of them. The cause is chosen from what
+  // the workers report, not from the order waitpid returns them: a worker that stopped because a
+  // peer died (kExitPeerFailure) is a consequence, and any other failure, reaped in the same
+  // pass or later, replaces it as the job's failure (record_failure). A death by SIGTERM or
+  // SIGKILL is the supervisor's own only when it sent that signal to that worker: a worker
+  // killed from outside (the OOM killer, a fault) while the job was already stopping for a
+  // peer's report is still the cause.
   void reap() {
-    const bool stopping = aborting_;
     const ChildProcess* cause = nullptr;
     int cause_status = 0;
     bool cause_is_consequence = false;
@@ -178,7 +180,10 @@ class Supervisor {
       child.running = false;
       if (pid < 0) status = 0xff00;  // not our child any more: report it rather than hide it
       if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
-      if (stopping && WIFSIGNALED(status) && (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGKILL)) continue;
+      if (WIFSIGNALED(status) && ((WTERMSIG(status) == SIGTERM && (child.sent_term || child.sent_kill)) ||
+                                  (WTERMSIG(status) == SIGKILL && child.sent_kill))) {
+        continue;
+      }
       if (child.killed_stalled) continue;  // named when it was killed
       const bool consequence = WIFEXITED(status) && WEXITSTATUS(status) == kExitPeerFailure;
       if (cause == nullptr || (cause_is_consequence && !consequence)) {
@@ -230,9 +235,14 @@ class Supervisor {
     term_deadline_ = Clock::now() + std::min<std::chrono::milliseconds>(kAbortNotice, grace_);
   }
 
+  // Reaps first, so that a worker that died on its own before this moment is judged by its own
+  // status, not taken for one this signal ended.
   void signal_all(int sig) {
-    for (const ChildProcess& child : children_) {
-      if (child.running) kill(child.pid, sig);  // ESRCH: already gone, reaped next
+    reap();
+    for (ChildProcess& child : children_) {
+      if (!child.running) continue;
+      (sig == SIGKILL ? child.sent_kill : child.sent_term) = true;
+      kill(child.pid, sig);  // ESRCH: already gone, reaped next
     }
   }
 

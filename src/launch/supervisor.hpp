@@ -25,6 +25,8 @@ struct ChildProcess {
   std::string stdout_partial;
   std::string stderr_partial;
   bool killed_stalled = false;  // the supervisor SIGKILLed it for a stalled heartbeat
+  bool sent_term = false;       // the supervisor sent it SIGTERM / SIGKILL while stopping the job
+  bool sent_kill = false;
 };
 
 struct Outcome {

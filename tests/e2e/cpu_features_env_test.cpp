@@ -24,11 +24,22 @@ TEST(CpuFeaturesEnv, WithoutAvx512Bf16InfoShowsNeitherBf16PathAndBf16IsRefused) 
   EXPECT_NE(bench.err.find("--bf16 needs a CPU with AVX512-BF16 or AMX"), std::string::npos) << bench.output();
 }
 
+// The mask is checked first, before anything prints, whatever the BLAS variables say: with
+// OPENBLAS_CORETYPE set, start-up never asks the CPU's features to choose a core type, and an
+// unchecked mask used to surface later (after `info` printed its first line, exit 1). Each
+// environment below is tried on every CPU, so the order is tested everywhere.
 TEST(CpuFeaturesEnv, AnUnknownMaskStopsAtStartWithWhatToGive) {
-  const CliRun run = run_command(with_mask("-avx512,+amx_bf16", "info"));
-  EXPECT_EQ(run.exit_code, 2) << run.output();
-  EXPECT_NE(run.err.find("SHMTRAIN_CPU_FEATURES: '+amx_bf16' is not a feature it can remove"), std::string::npos)
-      << run.output();
+  for (const char* environment :
+       {"env -u OPENBLAS_CORETYPE -u OPENBLAS_NUM_THREADS", "env -u OPENBLAS_NUM_THREADS OPENBLAS_CORETYPE=Haswell",
+        "env OPENBLAS_CORETYPE=Haswell OPENBLAS_NUM_THREADS=1", "env -u OPENBLAS_CORETYPE OPENBLAS_NUM_THREADS=1",
+        "env OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=4"}) {
+    SCOPED_TRACE(environment);
+    const CliRun run = run_command(std::string(environment) + " " + with_mask("-avx512,+amx_bf16", "info"));
+    EXPECT_EQ(run.exit_code, 2) << run.output();
+    EXPECT_EQ(run.out, "") << run.output();
+    EXPECT_NE(run.err.find("SHMTRAIN_CPU_FEATURES: '+amx_bf16' is not a feature it can remove"), std::string::npos)
+        << run.output();
+  }
 }
 
 }  // namespace

@@ -69,6 +69,40 @@ TEST_F(Launcher, AFailingWorkerIsNamedAndItsPeersStopped) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
 }
 
+// The cause, not the consequence, whatever order the workers end in: worker 1 reports a dead
+// peer first (as a peer does when it sees worker 0 gone before the launcher reaps it), and the
+// job is already stopping when worker 0's death by SIGKILL, sent by nobody in the job, is reaped.
+TEST_F(Launcher, AWorkerKilledFromOutsideIsTheCauseEvenWhenAPeerReportedFirst) {
+  try {
+    launch_here(2, {}, [](launch::WorkerContext& context) {
+      if (context.rank == 1) return launch::kExitPeerFailure;
+      std::this_thread::sleep_for(200ms);  // inside the 1 s before the launcher's SIGTERM
+      raise(SIGKILL);
+      return 0;
+    });
+    FAIL() << "the job's failure went unreported";
+  } catch (const launch::WorkerFailure& e) {
+    EXPECT_EQ(e.rank(), 0) << e.what();
+    EXPECT_EQ(std::string(e.what()), fmt::format("worker 0 (pid {}, socket 0) killed by signal 9 (Killed)", e.pid()));
+  }
+}
+
+// A peer's report stands as the failure when nothing else failed: the job's own SIGTERM, which
+// ends the worker still running, is not taken for a cause.
+TEST_F(Launcher, APeersReportIsTheFailureWhenTheOthersEndByTheJobsOwnSignal) {
+  try {
+    launch_here(2, {}, [](launch::WorkerContext& context) {
+      if (context.rank == 1) return launch::kExitPeerFailure;
+      for (;;) std::this_thread::sleep_for(10ms);  // ended by the launcher's SIGTERM
+      return 0;
+    });
+    FAIL() << "the job's failure went unreported";
+  } catch (const launch::WorkerFailure& e) {
+    EXPECT_EQ(e.rank(), 1) << e.what();
+    EXPECT_EQ(std::string(e.what()), fmt::format("worker 1 (pid {}, socket 0) exited with status 3", e.pid()));
+  }
+}
+
 TEST_F(Launcher, AWorkerKilledMidAllreduceStopsTheJobWithinTenSeconds) {
   TempDir dir;
   const auto path = dir.path();
