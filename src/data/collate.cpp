@@ -49,6 +49,9 @@ void add_target(Batch& batch, const Example& example, Target target) {
     case Target::kChoice:
       batch.labels.push_back(example.label);  // one per example
       break;
+    case Target::kTexts:
+      batch.targets.push_back(example.target);  // a scored pair's score; 0 where there is none
+      break;
   }
 }
 
@@ -176,7 +179,7 @@ Padding parse_padding(const std::string& value, const std::string& key) {
 
 Batch collate(const Dataset& dataset, std::span<const std::int64_t> indices, std::size_t max_seq_length,
               Padding padding, std::int32_t pad_id, Target target) {
-  if (target == Target::kChoice) {
+  if (target == Target::kChoice || target == Target::kTexts) {
     for (const std::int64_t index : indices) {
       if (index < 0 || index >= static_cast<std::int64_t>(dataset.examples.size())) {
         fail_input("{}: row index {} is outside the dataset's {} rows", dataset.source, index, dataset.examples.size());

@@ -105,6 +105,15 @@ void validate_batch(const data::Batch& rows, const BertConfig& c, const std::str
     }
     return;
   }
+  if (c.head == ModelHead::kSentenceEmbedding) {  // an example's texts as rows; a score per example
+    if (choices < 1 || batch % choices != 0) {
+      fail_input("{}: {} rows are not whole examples of {} texts", source, batch, choices);
+    }
+    if (!targets.empty() && targets.size() != static_cast<std::size_t>(batch / choices)) {
+      fail_input("{}: {} scores for {} examples", source, targets.size(), batch / choices);
+    }
+    return;
+  }
   std::int64_t examples = batch;
   std::int64_t classes = c.num_labels();
   if (c.head == ModelHead::kMultipleChoice) {  // a label per example: the index of its right choice

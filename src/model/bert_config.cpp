@@ -8,6 +8,7 @@
 namespace shmtrain::model {
 
 std::string BertConfig::architecture() const {
+  if (head == ModelHead::kSentenceEmbedding) return std::string(architecture_of(*this).class_prefix) + "Model";
   const char* head_name = head == ModelHead::kQuestionAnswering     ? "ForQuestionAnswering"
                           : head == ModelHead::kTokenClassification ? "ForTokenClassification"
                           : head == ModelHead::kMaskedLm            ? "ForMaskedLM"

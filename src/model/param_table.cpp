@@ -37,6 +37,7 @@ void ParamTable::add_head(const BertConfig& c) {
     if (arch.pooler_norm != nullptr) add_norm(arch.pooler_norm, h, c.norm_bias);
   };
   // The classifiers always have a bias (ModernBERT's classifier_bias is head.dense's).
+  if (c.head == ModelHead::kSentenceEmbedding) return;  // <Family>Model: Pooling has no weights
   if (c.head == ModelHead::kQuestionAnswering) {
     if (arch.token_heads_use_pooler) pooler();
     add_linear(arch.qa_outputs, c.num_labels(), h, true);

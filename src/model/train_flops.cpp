@@ -51,6 +51,8 @@ double head_forward_flops(const BertConfig& config, const data::Batch& batch, do
     case ModelHead::kQuestionAnswering:
     case ModelHead::kTokenClassification:
       return real_tokens * 2.0 * ((a.token_heads_use_pooler ? h * h : 0.0) + h * outputs);
+    case ModelHead::kSentenceEmbedding:
+      return 0.0;  // pooling and the loss: no product of the model's own
     case ModelHead::kMaskedLm: {
       const auto masked = static_cast<double>(std::count_if(
           batch.labels.begin(), batch.labels.end(), [](std::int32_t l) { return l != data::kIgnoredLabel; }));

@@ -16,6 +16,7 @@
 #include "shmtrain/io/atomic_folder.hpp"
 #include "shmtrain/model/hf_config.hpp"
 #include "shmtrain/model/model_weights.hpp"
+#include "shmtrain/model/sentence/sentence_folder.hpp"
 
 namespace shmtrain::train {
 namespace {
@@ -163,6 +164,9 @@ void write_model_folder(const fs::path& folder, const model::BertConfig& config,
   model::write_hf_config(folder / "config.json", config);
   tokenizer.save(folder, static_cast<std::size_t>(config.max_sequence_length()));
   io::write_file_atomically(folder / "shmtrain_config.toml", options_toml);
+  if (config.head == model::ModelHead::kSentenceEmbedding) {
+    model::sentence::write_sentence_transformers_files(folder, config.sentence, config.hidden_size);
+  }
 }
 
 }  // namespace shmtrain::train

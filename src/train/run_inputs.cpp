@@ -1,9 +1,11 @@
 #include "shmtrain/train/run_inputs.hpp"
 
+#include <charconv>
 #include <system_error>
 
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/model/hf_config.hpp"
+#include "shmtrain/model/sentence/embedding_loss.hpp"
 #include "shmtrain/train/hub_sources.hpp"
 
 namespace shmtrain::train {
@@ -47,12 +49,68 @@ void locate_model(const TrainOptions& options, fs::path& config, fs::path& weigh
   if (!is_file(config)) fail_input("config_name {}: file not found (pass a config.json)", config.string());
 }
 
+// A comma-separated list of numbers (--matryoshka_dims, --matryoshka_weights).
+template <typename T>
+std::vector<T> number_list(const std::string& text, const char* flag) {
+  std::vector<T> out;
+  for (std::size_t begin = 0; begin < text.size();) {
+    const std::size_t comma = std::min(text.find(',', begin), text.size());
+    const std::string item = text.substr(begin, comma - begin);
+    T value{};
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size()) {
+      fail_input("{}: '{}' is not a number (give a comma-separated list, e.g. 768,512,256)", flag, item);
+    }
+    out.push_back(value);
+    begin = comma + 1;
+  }
+  return out;
+}
+
+// The sentence-embedding run's modules and loss from its flags, checked against the model.
+model::sentence::SentenceOptions sentence_options(const TrainOptions& options, const model::BertConfig& config,
+                                                  std::int64_t max_seq_length) {
+  namespace st = model::sentence;
+  st::SentenceOptions s;
+  s.pooling = st::parse_pooling_mode(options.pooling, "--pooling");
+  s.normalize = options.normalize;
+  s.loss = st::parse_sentence_loss(options.loss);
+  s.scale = static_cast<float>(options.scale);
+  s.gather_across_devices = options.gather_across_devices;
+  s.mini_batch_size = options.mini_batch_size;
+  s.max_seq_length = max_seq_length;
+  s.do_lower_case = options.do_lower_case.value_or(false);
+  if (!options.matryoshka_dims.empty()) {
+    s.matryoshka_dims = number_list<std::int64_t>(options.matryoshka_dims, "--matryoshka_dims");
+    s.matryoshka_weights = number_list<double>(options.matryoshka_weights, "--matryoshka_weights");
+    st::check_matryoshka_dims(s.matryoshka_dims, s.matryoshka_weights, config.hidden_size);
+  } else if (!options.matryoshka_weights.empty()) {
+    fail_input("--matryoshka_weights needs --matryoshka_dims");
+  }
+  if (s.loss == st::SentenceLoss::kCachedMultipleNegativesRanking) {
+    fail_input("--loss CachedMultipleNegativesRankingLoss: GradCache is not built yet; use "
+               "MultipleNegativesRankingLoss (the same loss and gradients, memory growing with the batch)");
+  }
+  if (!st::scores_pairs(s.loss) && options.do_train && options.per_device_train_batch_size < 2 &&
+      !s.gather_across_devices) {
+    fail_input("--loss {}: --per_device_train_batch_size {} leaves an anchor no in-batch negative; give 2 or more",
+               st::sentence_loss_name(s.loss), options.per_device_train_batch_size);
+  }
+  if (options.batch_sampler != "batch_sampler") {
+    fail_input("--batch_sampler {}: only batch_sampler is built yet (no_duplicates is not)", options.batch_sampler);
+  }
+  return s;
+}
+
 // The run's labels replace config.json's, as run_glue.py sets num_labels, label2id and
 // id2label from the data. run_qa.py keeps the config's (qa_outputs has num_labels = 2 outputs).
 void apply_labels(const task::Task& task, model::BertConfig& config) {
   const data::LabelSet& labels = task.labels();
   // run_mlm and run_swag leave the config's labels as the checkpoint has them.
-  if (task.target() == data::Target::kMaskedTokens || task.target() == data::Target::kChoice) return;
+  if (task.target() == data::Target::kMaskedTokens || task.target() == data::Target::kChoice ||
+      task.target() == data::Target::kTexts) {
+    return;
+  }
   if (task.target() == data::Target::kSpan) {
     config.problem_type.clear();
   } else if (labels.regression) {
@@ -165,6 +223,13 @@ RunInputs load_run_inputs(const TrainOptions& given) {
   data_options.line_by_line = options.line_by_line;
   data_options.validation_split_percentage = options.validation_split_percentage;
   data_options.seed = static_cast<std::uint64_t>(options.seed);
+  const bool sentence = data_options.task_name == "sentence-embedding";
+  if (sentence) {
+    config.sentence = sentence_options(options, config, max_seq_length);
+    data_options.scored_pairs = model::sentence::scores_pairs(config.sentence.loss);
+    data_options.embedding_width = config.hidden_size;
+    data_options.eval_name = options.eval_name;
+  }
   for (std::size_t begin = 0; begin < options.label_names.size();) {
     const std::size_t comma = std::min(options.label_names.find(',', begin), options.label_names.size());
     data_options.label_names.push_back(options.label_names.substr(begin, comma - begin));
@@ -175,7 +240,8 @@ RunInputs load_run_inputs(const TrainOptions& given) {
 
   // The head is the task's, whatever class the checkpoint was saved from, as run_glue.py and
   // run_qa.py load any checkpoint with AutoModelFor...; config.json records it when written.
-  config.head = task->target() == data::Target::kSpan           ? model::ModelHead::kQuestionAnswering
+  config.head = task->target() == data::Target::kTexts          ? model::ModelHead::kSentenceEmbedding
+                : task->target() == data::Target::kSpan           ? model::ModelHead::kQuestionAnswering
                 : task->target() == data::Target::kTokens       ? model::ModelHead::kTokenClassification
                 : task->target() == data::Target::kMaskedTokens ? model::ModelHead::kMaskedLm
                 : task->target() == data::Target::kChoice       ? model::ModelHead::kMultipleChoice

@@ -6,12 +6,9 @@
 
 namespace shmtrain::train {
 
-void weigh_token_batches(std::vector<data::Batch>& batches, comm::Communicator& comm) {
-  std::vector<float> counts(batches.size());
-  for (std::size_t i = 0; i < batches.size(); ++i) {
-    counts[i] = static_cast<float>(std::count_if(batches[i].labels.begin(), batches[i].labels.end(),
-                                                 [](std::int32_t l) { return l != data::kIgnoredLabel; }));
-  }
+namespace {
+
+void weigh_by(std::vector<data::Batch>& batches, comm::Communicator& comm, const std::vector<float>& counts) {
   std::vector<float> global = counts;
   if (comm.size() > 1) comm.allreduce(global, comm::ReduceOp::sum);
   double total = 0;
@@ -21,6 +18,25 @@ void weigh_token_batches(std::vector<data::Batch>& batches, comm::Communicator& 
   for (std::size_t i = 0; i < batches.size(); ++i) {
     batches[i].loss_weight = static_cast<float>(averaged * counts[i] / total);
   }
+}
+
+}  // namespace
+
+void weigh_token_batches(std::vector<data::Batch>& batches, comm::Communicator& comm) {
+  std::vector<float> counts(batches.size());
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    counts[i] = static_cast<float>(std::count_if(batches[i].labels.begin(), batches[i].labels.end(),
+                                                 [](std::int32_t l) { return l != data::kIgnoredLabel; }));
+  }
+  weigh_by(batches, comm, counts);
+}
+
+void weigh_example_batches(std::vector<data::Batch>& batches, comm::Communicator& comm) {
+  std::vector<float> counts(batches.size());
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    counts[i] = static_cast<float>(batches[i].batch / std::max<std::int64_t>(batches[i].choices, 1));
+  }
+  weigh_by(batches, comm, counts);
 }
 
 }  // namespace shmtrain::train

@@ -14,4 +14,8 @@ namespace shmtrain::train {
 
 void weigh_token_batches(std::vector<data::Batch>& batches, comm::Communicator& comm);
 
+// The same for sentence embeddings, whose losses are a mean over each batch's examples (its
+// anchors or pairs): weights M * P * e_i / E, so a short last batch counts by its examples.
+void weigh_example_batches(std::vector<data::Batch>& batches, comm::Communicator& comm);
+
 }  // namespace shmtrain::train

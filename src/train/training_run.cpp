@@ -46,7 +46,12 @@ TrainingRun::TrainingRun(const TrainOptions& options, const std::string& options
       leader_(comm.rank() == 0),
       table_(model::ParamTable::for_model(inputs_.config)),
       engine_(inputs_.config, table_, comm_, engine_options(options, prepared.bf16)),
-      best_(options) {}
+      best_(options) {
+  if (inputs_.config.head == model::ModelHead::kSentenceEmbedding && inputs_.config.sentence.gather_across_devices) {
+    row_exchange_ = std::make_unique<CommRowExchange>(comm_);
+    engine_.model().set_row_exchange(row_exchange_.get());
+  }
+}
 
 void TrainingRun::print_line(const std::string& line) {
   if (!leader_) return;
@@ -149,6 +154,8 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
   profile_.add_data(seconds_since(data_start));
   if (inputs_.task->target() == data::Target::kTokens || inputs_.task->target() == data::Target::kMaskedTokens) {
     weigh_token_batches(batches, comm_);
+  } else if (inputs_.task->target() == data::Target::kTexts) {
+    weigh_example_batches(batches, comm_);
   }
   state_.batches_done += micro_batches;
   if (state_.batches_done >= plan.batches_per_epoch) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 
 #include "batch_rows.hpp"
 #include "best_model.hpp"
+#include "row_exchange.hpp"
 #include "shmtrain/io/metrics_log.hpp"
 #include "shmtrain/report/tensorboard.hpp"
 #include "shmtrain/train/evaluate.hpp"
@@ -81,6 +83,8 @@ class TrainingRun {
 
   model::ParamTable table_;
   StepEngine engine_;
+  // gather_across_devices: the sentence-embedding head's way to every worker's candidates.
+  std::unique_ptr<CommRowExchange> row_exchange_;
   TrainerState state_;
   std::optional<io::MetricsLog> metrics_;
   std::optional<report::TensorBoardWriter> tensorboard_;

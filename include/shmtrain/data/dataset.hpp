@@ -34,7 +34,10 @@ inline constexpr std::int32_t kIgnoredLabel = -100;
 // Masked LM: the tokens to predict, a label per token (kIgnoredLabel elsewhere), drawn per batch
 // by the task's masking or brought by pre-tokenized rows. Multiple choice: an example is its
 // choices' rows (Example::choice_lengths) and its label the right choice.
-enum class Target { kClass, kRegression, kSpan, kTokens, kMaskedTokens, kChoice };
+// Sentence embeddings (kTexts): an example is its texts' rows (anchor, positive, negatives; or a
+// scored pair's two sentences) laid out as multiple choice lays out its choices, and target its
+// score where the data has one.
+enum class Target { kClass, kRegression, kSpan, kTokens, kMaskedTokens, kChoice, kTexts };
 
 struct Dataset {
   std::string source;  // the file read, for messages

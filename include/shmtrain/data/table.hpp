@@ -55,6 +55,10 @@ std::string read_data_file(const std::filesystem::path& path, std::string_view w
 // The file's extension lower-cased (".CSV" -> ".csv"): what the readers dispatch on.
 std::string lower_extension(const std::filesystem::path& path);
 
+// A table file by its extension: .csv, .json/.jsonl (JSON Lines) or .parquet; InputError
+// naming the path, the extension and `flag` (the option that gave it) for any other.
+Table read_table_file(const std::filesystem::path& path, std::string_view what, std::string_view flag);
+
 // Tab-separated values, no quoting (GLUE's files). CRLF line ends are accepted and blank
 // lines at the end of the file skipped; any other line must have one field per column.
 // With a header the columns are the first line; without, `columns` names them.

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "shmtrain/model/sentence/sentence_options.hpp"
+
 namespace shmtrain::model {
 
 // The task head on the encoder, as the script picks its AutoModelFor... class: run_glue's
@@ -22,7 +24,16 @@ namespace shmtrain::model {
 // The task head on the encoder (<Family>For<Head>): masked LM predicts the vocabulary at the
 // labelled tokens (decoder tied to the word embeddings); multiple choice scores each choice's row
 // with one output and takes the softmax over an example's choices (data/batch.hpp's `choices`).
-enum class ModelHead { kSequenceClassification, kQuestionAnswering, kTokenClassification, kMaskedLm, kMultipleChoice };
+// kSentenceEmbedding: the bare encoder (<Family>Model) under sentence-transformers' Pooling,
+// Normalize and loss (model/sentence/); its options are config.sentence.
+enum class ModelHead {
+  kSequenceClassification,
+  kQuestionAnswering,
+  kTokenClassification,
+  kMaskedLm,
+  kMultipleChoice,
+  kSentenceEmbedding
+};
 
 // Bounds on the sizes config.json may give, checked before anything is allocated: each is far
 // above every released encoder (XLM-R's 250,002 tokens, BERT-large's 24 layers of 1,024) and
@@ -127,6 +138,9 @@ struct BertConfig {
   // Chosen by the run (the task), not by config.json: HF's scripts load any checkpoint into
   // the head class they need. architectures records it when the model is written.
   ModelHead head = ModelHead::kSequenceClassification;
+  // kSentenceEmbedding: the run's pooling, normalisation and loss (not in config.json: a
+  // sentence-transformers folder keeps them in its modules' files).
+  sentence::SentenceOptions sentence;
 
   std::int64_t num_labels() const { return static_cast<std::int64_t>(id2label.size()); }
   std::int64_t head_dim() const { return hidden_size / num_attention_heads; }

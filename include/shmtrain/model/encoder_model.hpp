@@ -11,6 +11,7 @@
 #include "shmtrain/data/batch.hpp"
 #include "shmtrain/model/bert_config.hpp"
 #include "shmtrain/model/param_table.hpp"
+#include "shmtrain/model/sentence/row_exchange.hpp"
 #include "shmtrain/model/step_context.hpp"
 #include "shmtrain/tensor/bf16.hpp"
 
@@ -18,6 +19,9 @@ namespace shmtrain::model {
 
 class Backbone;
 class TaskHead;
+namespace sentence {
+class SentenceHead;
+}
 
 class EncoderModel {
  public:
@@ -44,6 +48,11 @@ class EncoderModel {
   void set_bf16_weights(std::span<const tensor::bf16> weights16);
   bool uses_bf16() const;
 
+  // kSentenceEmbedding with gather_across_devices: the candidates of every worker reach the
+  // loss through `exchange` (owned by the caller, alive while the model trains); null: each
+  // worker's own. Ignored by the other heads.
+  void set_row_exchange(sentence::RowExchange* exchange);
+
   // The last forward's logits: (B, num_labels) for classification; (N, 2) for question
   // answering, the start and end logit of each token of the batch's layout (padded: B x T).
   std::span<const float> logits() const;
@@ -56,6 +65,7 @@ class EncoderModel {
   BertConfig config_;
   std::unique_ptr<Backbone> backbone_;
   std::unique_ptr<TaskHead> head_;
+  sentence::SentenceHead* sentence_head_ = nullptr;  // head_, when it is one
 };
 
 }  // namespace shmtrain::model

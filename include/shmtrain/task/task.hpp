@@ -14,7 +14,9 @@
 //                a class per token;
 //   task/mlm/    run_mlm.py: text (--task_name mlm: .txt lines, a text column, a Hub dataset such as
 //                wikitext) in blocks or lines, masked per batch; eval_loss and perplexity;
-//   task/swag/   run_swag.py: SWAG's multiple choice (--task_name swag), 4 endings per example.
+//   task/swag/   run_swag.py: SWAG's multiple choice (--task_name swag), 4 endings per example;
+//   task/sentence_embedding/  sentence-transformers' training data (--task_name
+//                sentence-embedding): an example's texts, and a score for scored pairs.
 //
 // Every problem with the files is an InputError "FILE:LINE: problem" (LINE 1-based, the
 // physical line; for a CSV record spanning lines, the line where it starts), "FILE: JSON.PATH:
@@ -77,6 +79,12 @@ struct TaskOptions {
   bool line_by_line = false;  // each non-blank line an example, instead of run_mlm's group_texts blocks
   std::int64_t validation_split_percentage = 5;  // of train, when there is no validation split or file
   std::uint64_t seed = 42;  // the masks' (and nothing else's)
+  // Sentence embeddings: the loss scores pairs (CoSENT, AnglE: a score column is required), the
+  // embedding's width (an example's outputs are its texts' vectors), the evaluator's name in
+  // the metrics ("": the validation file's stem or the dataset's name).
+  bool scored_pairs = false;
+  std::int64_t embedding_width = 0;
+  std::string eval_name;
 };
 
 // Named results of an evaluation, in the order the script reports them, without "eval_".

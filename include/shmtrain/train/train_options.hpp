@@ -73,6 +73,17 @@ struct TrainOptions {
   bool line_by_line = false;
   std::int64_t validation_split_percentage = 5;
   std::optional<std::int64_t> preprocessing_num_workers;  // accepted; tokenization uses every core
+  // Sentence embeddings (sentence-transformers' modules and losses, their defaults).
+  std::string loss = "MultipleNegativesRankingLoss";
+  std::string pooling = "mean";
+  bool normalize = false;
+  double scale = 20.0;
+  bool gather_across_devices = false;
+  std::string matryoshka_dims;     // comma-separated; "": no MatryoshkaLoss
+  std::string matryoshka_weights;  // comma-separated, one per dim; "": 1 each
+  std::int64_t mini_batch_size = 32;
+  std::string batch_sampler = "batch_sampler";
+  std::string eval_name;
 
   // The run.
   std::filesystem::path output_dir;

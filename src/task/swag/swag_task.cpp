@@ -29,13 +29,8 @@ data::Table read_table(const std::vector<std::filesystem::path>* shards, const s
   if (shards != nullptr && !shards->empty()) {
     return data::json_lines_table(data::read_parquet_split(*shards, flag).rows);
   }
-  const std::string ext = data::lower_extension(path);
-  const std::string what = fmt::format("the {} file (.csv, .json, .jsonl or .parquet with SWAG's columns)", flag);
-  if (ext == ".csv") return data::read_csv(path, what);
-  if (ext == ".json" || ext == ".jsonl") return data::json_lines_table(data::read_json_lines(path, what));
-  if (ext == ".parquet") return data::json_lines_table(data::read_parquet(path, what).rows);
-  fail_input("{}: unsupported file type '{}'; {} takes a .csv, .json, .jsonl or .parquet file", path.string(), ext,
-             flag);
+  return data::read_table_file(
+      path, fmt::format("the {} file (.csv, .json, .jsonl or .parquet with SWAG's columns)", flag), flag);
 }
 
 // The label of a record: an integer 0..3 (CSV text or a JSON integer); -1 or a missing/null

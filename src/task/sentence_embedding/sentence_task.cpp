@@ -1,0 +1,218 @@
+#include "shmtrain/task/sentence_embedding/sentence_task.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <mutex>
+
+#include <fmt/format.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "shmtrain/common/error.hpp"
+#include "shmtrain/data/json_lines.hpp"
+#include "shmtrain/data/parquet_split.hpp"
+#include "shmtrain/data/table.hpp"
+#include "shmtrain/task/glue/metrics.hpp"
+
+namespace shmtrain::task {
+namespace {
+
+// sentence-transformers' label columns (its data collator's valid_label_columns).
+bool is_score_column(const std::string& name) { return name == "label" || name == "score"; }
+
+struct TextRows {
+  data::Dataset dataset;
+  std::vector<std::string> columns;
+  std::vector<double> scores;  // per example, when the table has a score column
+};
+
+double read_score(const data::Table& table, const data::Record& record, std::size_t column) {
+  const data::Value& v = record.fields[column];
+  if (v.kind == data::ValueKind::missing || v.kind == data::ValueKind::null || v.text.empty()) {
+    fail_input("{}:{}: column '{}' has no value: a scored pair needs its score", table.source, record.line,
+               table.columns[column]);
+  }
+  const bool number = v.kind == data::ValueKind::integer || v.kind == data::ValueKind::real ||
+                      (v.kind == data::ValueKind::untyped && !v.text.empty());
+  double score = 0;
+  if (number) {
+    const auto [end, ec] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), score);
+    if (ec == std::errc() && end == v.text.data() + v.text.size() && std::isfinite(score)) return score;
+  }
+  fail_input("{}:{}: column '{}' holds '{}', not a score: a scored pair needs a number", table.source, record.line,
+             table.columns[column], v.text);
+}
+
+const std::string& read_text(const data::Table& table, const data::Record& record, std::size_t column) {
+  const data::Value& v = record.fields[column];
+  if (v.kind == data::ValueKind::missing || v.kind == data::ValueKind::null) {
+    fail_input("{}:{}: column '{}' is missing: every example needs a text in each of the columns {}", table.source,
+               record.line, table.columns[column], data::join_names(table.columns));
+  }
+  if (v.kind != data::ValueKind::untyped && v.kind != data::ValueKind::string) {
+    fail_input("{}:{}: column '{}' must hold text", table.source, record.line, table.columns[column]);
+  }
+  return v.text;
+}
+
+TextRows text_rows(const data::Table& table, const text::Tokenizer& tokenizer, std::size_t max_seq_length,
+                   bool scored_pairs) {
+  TextRows out;
+  std::vector<std::size_t> text_columns;
+  std::optional<std::size_t> score_column;
+  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    if (is_score_column(table.columns[c])) {
+      score_column = c;
+    } else {
+      text_columns.push_back(c);
+      out.columns.push_back(table.columns[c]);
+    }
+  }
+  if (scored_pairs && !score_column) {
+    fail_input("{}: a scored-pair loss needs a 'score' or 'label' column beside the two sentences (columns: {})",
+               table.source, data::join_names(table.columns));
+  }
+  if (scored_pairs && text_columns.size() != 2) {
+    fail_input("{}: a scored-pair loss takes two text columns and a score; the file has {} text columns ({})",
+               table.source, text_columns.size(), data::join_names(out.columns));
+  }
+  if (text_columns.size() < 2) {
+    fail_input("{}: {} text column ({}); the loss needs at least an anchor and a positive", table.source,
+               text_columns.size(), data::join_names(out.columns));
+  }
+  out.dataset.source = table.source;
+  out.dataset.examples.resize(table.records.size());
+  if (score_column) out.scores.resize(table.records.size());
+  std::mutex mutex;
+  std::size_t first_bad = table.records.size();
+  std::string bad;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, table.records.size(), 16), [&](const auto& range) {
+    text::Encoding encoding;
+    for (std::size_t r = range.begin(); r != range.end(); ++r) {
+      try {
+        const data::Record& record = table.records[r];
+        data::Example& example = out.dataset.examples[r];
+        if (score_column) {
+          out.scores[r] = read_score(table, record, *score_column);
+          example.target = static_cast<float>(out.scores[r]);
+        }
+        for (const std::size_t column : text_columns) {
+          tokenizer.encode(read_text(table, record, column), std::nullopt, text::EncodeOptions{max_seq_length, false},
+                           encoding);
+          example.input_ids.insert(example.input_ids.end(), encoding.input_ids.begin(), encoding.input_ids.end());
+          example.token_type_ids.insert(example.token_type_ids.end(), encoding.token_type_ids.begin(),
+                                        encoding.token_type_ids.end());
+          example.attention_mask.insert(example.attention_mask.end(), encoding.attention_mask.begin(),
+                                        encoding.attention_mask.end());
+          example.choice_lengths.push_back(static_cast<std::int32_t>(encoding.input_ids.size()));
+        }
+      } catch (const InputError& e) {
+        const std::lock_guard lock(mutex);
+        if (r < first_bad) {
+          first_bad = r;
+          bad = e.what();
+        }
+      }
+    }
+  });
+  if (first_bad < table.records.size()) {
+    fail_input("{}", bad.starts_with(table.source)
+                         ? bad
+                         : fmt::format("{}:{}: {}", table.source, table.records[first_bad].line, bad));
+  }
+  return out;
+}
+
+data::Table read_split(const std::vector<std::filesystem::path>* shards, const std::filesystem::path& file,
+                       const char* flag) {
+  if (shards != nullptr && !shards->empty()) return data::json_lines_table(data::read_parquet_split(*shards, flag).rows);
+  if (file.empty()) {
+    fail_input("--task_name sentence-embedding needs {} (columns anchor, positive[, negatives...] or sentence1, "
+               "sentence2, score; .csv, .json/.jsonl or .parquet) or --dataset_name",
+               flag);
+  }
+  return data::read_table_file(file, fmt::format("the {} file", flag), flag);
+}
+
+double cosine(std::span<const float> x, std::span<const float> y) {
+  double xy = 0, xx = 0, yy = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    xy += static_cast<double>(x[k]) * y[k];
+    xx += static_cast<double>(x[k]) * x[k];
+    yy += static_cast<double>(y[k]) * y[k];
+  }
+  // util.pairwise_cos_sim: each side normalised with its norm clamped at 1e-12.
+  return xy / (std::max(std::sqrt(xx), 1e-12) * std::max(std::sqrt(yy), 1e-12));
+}
+
+}  // namespace
+
+std::unique_ptr<Task> SentenceEmbeddingTask::load(const TaskOptions& options, const text::Tokenizer& tokenizer,
+                                                  bool need_train, bool need_eval) {
+  if (!options.data_dir.empty()) {
+    fail_input("--task_name sentence-embedding reads --train_file/--validation_file or --dataset_name, not --data_dir");
+  }
+  if (options.embedding_width <= 0) throw Error("SentenceEmbeddingTask: the embedding's width is not set");
+  const DatasetSplits* hub = options.dataset ? &*options.dataset : nullptr;
+  auto task = std::make_unique<SentenceEmbeddingTask>();
+  task->name_ = "sentence-embedding";
+  task->width_ = options.embedding_width;
+  task->scored_ = options.scored_pairs;
+  auto split = [&](const std::vector<std::filesystem::path>* shards, const std::filesystem::path& file,
+                   const char* flag, const std::optional<std::size_t>& max_samples) {
+    TextRows rows = text_rows(read_split(shards, file, flag), tokenizer, options.max_seq_length, options.scored_pairs);
+    data::keep_first(rows.dataset, max_samples);
+    if (rows.dataset.examples.empty()) fail_input("{}: no examples", rows.dataset.source);
+    if (max_samples && rows.scores.size() > *max_samples) rows.scores.resize(*max_samples);
+    return rows;
+  };
+  if (need_train) {
+    TextRows rows = split(hub ? &hub->train : nullptr, options.train_file, "--train_file", options.max_train_samples);
+    task->columns_ = rows.columns;
+    task->train_ = std::move(rows.dataset);
+  }
+  if (need_eval) {
+    TextRows rows = split(hub ? &hub->validation : nullptr, options.validation_file, "--validation_file",
+                          options.max_eval_samples);
+    if (need_train && rows.columns.size() != task->columns_.size()) {
+      fail_input("{}: {} text columns ({}) where the training data has {} ({})", rows.dataset.source,
+                 rows.columns.size(), data::join_names(rows.columns), task->columns_.size(),
+                 data::join_names(task->columns_));
+    }
+    task->columns_ = rows.columns;
+    task->validation_scores_ = std::move(rows.scores);
+    task->eval_name_ = !options.eval_name.empty() ? options.eval_name
+                       : hub != nullptr           ? hub->name
+                                                  : options.validation_file.stem().string();
+    task->validation_ = std::move(rows.dataset);
+  }
+  task->texts_ = static_cast<std::int64_t>(task->columns_.size());
+  return task;
+}
+
+std::string SentenceEmbeddingTask::describe_labels() const {
+  return fmt::format("{} texts ({}){}", texts_, data::join_names(columns_), scored_ ? " and a score" : "");
+}
+
+Metrics SentenceEmbeddingTask::score(const ModelOutputs& outputs, const std::filesystem::path&) const {
+  const auto n = static_cast<std::int64_t>(validation_->examples.size());
+  auto text = [&](std::int64_t example, std::int64_t k) {
+    return outputs.values.subspan(static_cast<std::size_t>(example * outputs.width + k * width_),
+                                  static_cast<std::size_t>(width_));
+  };
+  const std::string prefix = eval_name_.empty() ? "" : eval_name_ + "_";
+  Metrics metrics;
+  if (!validation_scores_.empty() && texts_ == 2) {
+    std::vector<double> similarity(static_cast<std::size_t>(n));
+    for (std::int64_t e = 0; e < n; ++e) similarity[static_cast<std::size_t>(e)] = cosine(text(e, 0), text(e, 1));
+    metrics.emplace_back(prefix + "pearson_cosine", pearson(validation_scores_, similarity));
+    metrics.emplace_back(prefix + "spearman_cosine", spearman(validation_scores_, similarity));
+  } else if (texts_ >= 3) {
+    std::int64_t right = 0;
+    for (std::int64_t e = 0; e < n; ++e) right += cosine(text(e, 0), text(e, 1)) > cosine(text(e, 0), text(e, 2)) ? 1 : 0;
+    metrics.emplace_back(prefix + "cosine_accuracy", static_cast<double>(right) / static_cast<double>(n));
+  }
+  return metrics;
+}
+
+}  // namespace shmtrain::task

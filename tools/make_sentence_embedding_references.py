@@ -1,0 +1,221 @@
+#!/usr/bin/python3
+"""PyTorch reference for shmtrain's sentence-embedding training (--task_name sentence-embedding).
+
+Usage: /usr/bin/python3 tools/make_sentence_embedding_references.py [OUT_DIR]
+       (default: tests/fixtures/sentence_embedding/bert_tiny)
+
+Needs Debian's python3-torch; CI does not run it: its output is committed. Writes a tiny BERT as
+a model folder (BertModel: config.json, model.safetensors, vocab.txt, tokenizer_config.json), one
+JSON Lines training file per case, and reference.json with PyTorch's loss at each of 20 steps.
+
+The model is tools/make_head_references.py's BertModel without pooler (transformers'
+modeling_bert.py). What follows it is sentence-transformers v5.1, ported from its source:
+models/Pooling.py (mean: sum of the masked tokens / clamp(count, 1e-9); cls: token 0),
+models/Normalize.py (F.normalize), losses/MultipleNegativesRankingLoss.py (cos_sim x scale 20,
+cross-entropy, labels arange), losses/CoSENTLoss.py and AnglELoss.py (pairwise_cos_sim /
+pairwise_angle_sim of util/similarity.py, logsumexp over the pairs with label_i < label_j and a
+zero) and losses/MatryoshkaLoss.py (shrink: truncate, F.normalize; weighted sum, dims largest
+first). Each text is tokenized alone as BertTokenizer does for words of the vocabulary:
+"[CLS] words [SEP]", token types 0, and a batch is padded to its longest text, as
+SentenceTransformer's tokenizer pads (padding=True).
+
+Recipe (as make_head_references.py): 20 AdamW steps of 8 examples (rows 8i..8i+7 of the file,
+shuffle off), lr 1e-3, weight decay 0.01 except biases and LayerNorm, constant LR, clip 1.0,
+dropout 0; the loss recorded before each step; a float64 run beside it as the noise floor. One
+thread, fixed seeds.
+"""
+import json
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(__file__))
+import make_head_references as base  # noqa: E402
+
+VOCAB, STEPS, BATCH = 128, 20, 8
+PAD, UNK, CLS, SEP, MASK = 0, 1, 2, 3, 4
+
+
+def words():
+    consonants, vowels = "bdfgklmnprstvz", "aeiou"
+    out = []
+    for c1 in consonants:
+        for v1 in vowels:
+            for c2 in "lnr":
+                out.append(c1 + v1 + c2)
+    return out[: VOCAB - 5]
+
+
+def config():
+    c = base.bert_config("BertModel", 2)
+    c["vocab_size"] = VOCAB
+    del c["id2label"], c["label2id"], c["num_labels"]
+    return c
+
+
+def pool(hidden, mask, mode):
+    if mode == "cls":
+        return hidden[:, 0]
+    expanded = mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * expanded).sum(1) / torch.clamp(expanded.sum(1), min=1e-9)
+
+
+def cos_sim(a, b):
+    return torch.mm(F.normalize(a, p=2, dim=1), F.normalize(b, p=2, dim=1).transpose(0, 1))
+
+
+def pairwise_cos_sim(a, b):
+    return (F.normalize(a, p=2, dim=1) * F.normalize(b, p=2, dim=1)).sum(dim=-1)
+
+
+def pairwise_angle_sim(x, y):
+    a, b = torch.chunk(x, 2, dim=1)
+    c, d = torch.chunk(y, 2, dim=1)
+    z = torch.sum(c**2 + d**2, dim=1, keepdim=True)
+    re = (a * c + b * d) / z
+    im = (b * c - a * d) / z
+    dz = torch.sum(a**2 + b**2, dim=1, keepdim=True) ** 0.5
+    dw = torch.sum(c**2 + d**2, dim=1, keepdim=True) ** 0.5
+    re /= dz / dw
+    im /= dz / dw
+    return torch.abs(torch.sum(torch.concat((re, im), dim=1), dim=1))
+
+
+def mnrl(reps, scale=20.0):
+    anchors, candidates = reps[0], torch.cat(reps[1:])
+    scores = cos_sim(anchors, candidates) * scale
+    return F.cross_entropy(scores, torch.arange(len(scores)))
+
+
+def cosent(reps, labels, similarity, scale=20.0):
+    scores = similarity(reps[0], reps[1]) * scale
+    scores = scores[:, None] - scores[None, :]
+    mask = (labels[:, None] < labels[None, :]).to(scores.dtype)
+    scores = scores - (1 - mask) * 1e12
+    scores = torch.cat((torch.zeros(1, dtype=scores.dtype), scores.view(-1)), dim=0)
+    return torch.logsumexp(scores, dim=0)
+
+
+def matryoshka(inner, dims, weights):
+    def loss(reps, labels):
+        order = sorted(zip(dims, weights), key=lambda x: x[0], reverse=True)
+        return sum(w * inner([F.normalize(r[..., :d], p=2, dim=-1) for r in reps], labels) for d, w in order)
+    return loss
+
+
+CASES = {
+    # name: (columns, scored, pooling, normalize, loss(reps, labels), extra flags)
+    "mnrl_triplets": (["anchor", "positive", "negative"], False, "mean", False, lambda r, l: mnrl(r), ""),
+    "mnrl_pairs_cls_normalize": (["anchor", "positive"], False, "cls", True, lambda r, l: mnrl(r),
+                                 "--pooling cls --normalize"),
+    "cosent": (["sentence1", "sentence2"], True, "mean", False, lambda r, l: cosent(r, l, pairwise_cos_sim),
+               "--loss CoSENTLoss"),
+    "angle": (["sentence1", "sentence2"], True, "mean", False, lambda r, l: cosent(r, l, pairwise_angle_sim),
+              "--loss AnglELoss"),
+    "matryoshka_mnrl": (["anchor", "positive", "negative"], False, "mean", False,
+                        matryoshka(lambda r, l: mnrl(r), [16, 32, 8], [0.5, 1.0, 0.25]),
+                        "--matryoshka_dims 16,32,8 --matryoshka_weights 0.5,1.0,0.25"),
+}
+
+
+def make_rows(generator, vocabulary, columns, scored):
+    randint = lambda lo, hi: int(torch.randint(lo, hi + 1, (1,), generator=generator))
+    rows = []
+    for _ in range(STEPS * BATCH):
+        anchor = [randint(0, len(vocabulary) - 1) for _ in range(randint(3, 12))]
+        row = {columns[0]: anchor}
+        # The positive shares half the anchor's words; negatives are random.
+        positive = anchor[: len(anchor) // 2] + [randint(0, len(vocabulary) - 1) for _ in range(randint(1, 6))]
+        row[columns[1]] = positive
+        for column in columns[2:]:
+            row[column] = [randint(0, len(vocabulary) - 1) for _ in range(randint(2, 12))]
+        if scored:
+            row["score"] = randint(0, 5) / 5.0  # ties on purpose
+        rows.append(row)
+    return rows
+
+
+def text(ids, vocabulary):
+    return " ".join(vocabulary[i] for i in ids)
+
+
+def encode(batch_ids):
+    longest = max(len(ids) for ids in batch_ids) + 2
+    input_ids, mask = [], []
+    for ids in batch_ids:
+        tokens = [CLS] + [i + 5 for i in ids] + [SEP]
+        input_ids.append(tokens + [PAD] * (longest - len(tokens)))
+        mask.append([1] * len(tokens) + [0] * (longest - len(tokens)))
+    return torch.tensor(input_ids), torch.tensor(mask)
+
+
+def train(state, cfg, rows, columns, scored, mode, normalize, loss_fn, dtype):
+    model = base.BertModelNoPooler(cfg).to(dtype)
+    model.load_state_dict({k: v.to(dtype) for k, v in state.items()})
+    model.train()
+    optimizer = base.adamw(model)
+    losses = []
+    for step in range(STEPS):
+        batch = rows[step * BATCH:(step + 1) * BATCH]
+        reps = []
+        for column in columns:
+            ids, mask = encode([r[column] for r in batch])
+            hidden = model(ids, torch.zeros_like(ids), mask)
+            emb = pool(hidden, mask, mode)
+            reps.append(F.normalize(emb, p=2, dim=1) if normalize else emb)
+        labels = torch.tensor([r["score"] for r in batch], dtype=dtype) if scored else None
+        loss = loss_fn(reps, labels)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        losses.append(float(loss))
+    return losses
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures",
+                                                             "sentence_embedding", "bert_tiny")
+    os.makedirs(out, exist_ok=True)
+    torch.set_num_threads(1)
+    torch.manual_seed(45)
+    cfg = config()
+    model = base.BertModelNoPooler(cfg)
+    model.apply(base.init_weights)
+    state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    base.save_safetensors(os.path.join(out, "model.safetensors"), state)
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(cfg, f, indent=2, sort_keys=True)
+        f.write("\n")
+    vocabulary = words()
+    with open(os.path.join(out, "vocab.txt"), "w") as f:
+        f.write("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + vocabulary) + "\n")
+    with open(os.path.join(out, "tokenizer_config.json"), "w") as f:
+        json.dump({"do_lower_case": True, "tokenizer_class": "BertTokenizer"}, f, indent=2)
+        f.write("\n")
+    reference = {"settings": {"steps": STEPS, "batch": BATCH, "lr": 1e-3, "weight_decay": 0.01, "clip": 1.0,
+                              "scheduler": "constant", "dropout": 0.0, "torch": torch.__version__}, "cases": {}}
+    generator = torch.Generator().manual_seed(46)
+    for name, (columns, scored, mode, normalize, loss_fn, flags) in CASES.items():
+        rows = make_rows(generator, vocabulary, columns, scored)
+        with open(os.path.join(out, f"{name}.jsonl"), "w") as f:
+            for r in rows:
+                record = {c: text(r[c], vocabulary) for c in columns}
+                if scored:
+                    record["score"] = r["score"]
+                f.write(json.dumps(record) + "\n")
+        losses = train(state, cfg, rows, columns, scored, mode, normalize, loss_fn, torch.float32)
+        losses64 = train(state, cfg, rows, columns, scored, mode, normalize, loss_fn, torch.float64)
+        worst = max(abs(a - b) / max(abs(b), 1e-12) for a, b in zip(losses, losses64))
+        reference["cases"][name] = {"train_file": f"{name}.jsonl", "flags": flags, "losses": losses,
+                                    "losses_fp64_run": losses64}
+        print(f"{name}: losses {losses[0]:.5f} -> {losses[-1]:.5f}, fp32 vs fp64 {worst:.2e}")
+    with open(os.path.join(out, "reference.json"), "w") as f:
+        json.dump(reference, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
