@@ -212,6 +212,21 @@ def main():
         reference["cases"][name] = {"train_file": f"{name}.jsonl", "flags": flags, "losses": losses,
                                     "losses_fp64_run": losses64}
         print(f"{name}: losses {losses[0]:.5f} -> {losses[-1]:.5f}, fp32 vs fp64 {worst:.2e}")
+    # Embeddings of the initial model (SentenceTransformer.encode: each text alone, padded batch),
+    # mean-pooled and normalised, and cls-pooled without normalising, for `shmtrain encode`.
+    texts_generator = torch.Generator().manual_seed(47)
+    texts = [[int(torch.randint(0, len(vocabulary), (1,), generator=texts_generator))
+              for _ in range(int(torch.randint(1, 20, (1,), generator=texts_generator)))] for _ in range(12)]
+    model = base.BertModelNoPooler(cfg)
+    model.load_state_dict(state)
+    model.eval()
+    with torch.no_grad():
+        ids, mask = encode(texts)
+        hidden = model(ids, torch.zeros_like(ids), mask)
+        reference["encode"] = {
+            "texts": [text(t, vocabulary) for t in texts],
+            "mean_normalized": F.normalize(pool(hidden, mask, "mean"), p=2, dim=1).flatten().tolist(),
+            "cls": pool(hidden, mask, "cls").flatten().tolist()}
     with open(os.path.join(out, "reference.json"), "w") as f:
         json.dump(reference, f, indent=1)
         f.write("\n")

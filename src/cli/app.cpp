@@ -89,7 +89,7 @@ std::vector<Command> add_commands(CLI::App& app) {
   app.set_version_flag("--version", "shmtrain 0.1.0");
   return {
       add_info_command(app),  add_tokenize_command(app), add_topo_command(app),
-      add_bench_command(app), add_train_command(app),    add_report_command(app),
+      add_bench_command(app), add_train_command(app),    add_report_command(app), add_encode_command(app),
       add_train_command(app, "run_mlm",
                         "run_mlm.py's job: masked-LM training on text (train --task_name mlm); its flags as train's",
                         "mlm"),

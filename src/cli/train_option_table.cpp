@@ -116,9 +116,9 @@ std::vector<OptionSpec> make_table() {
              "sentence-embedding: MultipleNegativesRankingLoss (default), CachedMultipleNegativesRankingLoss, "
              "CoSENTLoss or AnglELoss (sentence-transformers' classes)"),
       option("pooling", &TrainOptions::pooling, data,
-             "sentence-embedding: the Pooling module's mode: mean (default), cls, max or lasttoken"),
+             "sentence-embedding: the Pooling module's mode: mean, cls, max or lasttoken (default: a sentence-transformers folder's, else mean)"),
       option("normalize", &TrainOptions::normalize, data,
-             "sentence-embedding: a Normalize module after the pooling (unit-length embeddings)"),
+             "sentence-embedding: a Normalize module after the pooling (unit-length embeddings); a sentence-transformers folder's Normalize is kept"),
       option("scale", &TrainOptions::scale, data,
              "sentence-embedding: the loss's scale on the similarities (20; 1 / temperature)", positive),
       option("gather_across_devices", &TrainOptions::gather_across_devices, data,

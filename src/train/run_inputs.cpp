@@ -6,6 +6,7 @@
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/model/hf_config.hpp"
 #include "shmtrain/model/sentence/embedding_loss.hpp"
+#include "shmtrain/model/sentence/sentence_folder.hpp"
 #include "shmtrain/train/hub_sources.hpp"
 
 namespace shmtrain::train {
@@ -68,12 +69,16 @@ std::vector<T> number_list(const std::string& text, const char* flag) {
 }
 
 // The sentence-embedding run's modules and loss from its flags, checked against the model.
+// A sentence-transformers folder as the starting point gives its Pooling and Normalize.
 model::sentence::SentenceOptions sentence_options(const TrainOptions& options, const model::BertConfig& config,
-                                                  std::int64_t max_seq_length) {
+                                                  const fs::path& model_folder, std::int64_t max_seq_length) {
   namespace st = model::sentence;
+  const std::optional<st::SentenceFolder> folder = st::read_sentence_transformers_folder(model_folder);
   st::SentenceOptions s;
-  s.pooling = st::parse_pooling_mode(options.pooling, "--pooling");
-  s.normalize = options.normalize;
+  s.pooling = !options.pooling.empty() ? st::parse_pooling_mode(options.pooling, "--pooling")
+              : folder                 ? folder->pooling
+                                       : st::PoolingMode::kMean;
+  s.normalize = options.normalize || (folder && folder->normalize);
   s.loss = st::parse_sentence_loss(options.loss);
   s.scale = static_cast<float>(options.scale);
   s.gather_across_devices = options.gather_across_devices;
@@ -225,7 +230,7 @@ RunInputs load_run_inputs(const TrainOptions& given) {
   data_options.seed = static_cast<std::uint64_t>(options.seed);
   const bool sentence = data_options.task_name == "sentence-embedding";
   if (sentence) {
-    config.sentence = sentence_options(options, config, max_seq_length);
+    config.sentence = sentence_options(options, config, config_path.parent_path(), max_seq_length);
     data_options.scored_pairs = model::sentence::scores_pairs(config.sentence.loss);
     data_options.embedding_width = config.hidden_size;
     data_options.eval_name = options.eval_name;

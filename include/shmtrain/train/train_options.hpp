@@ -75,7 +75,7 @@ struct TrainOptions {
   std::optional<std::int64_t> preprocessing_num_workers;  // accepted; tokenization uses every core
   // Sentence embeddings (sentence-transformers' modules and losses, their defaults).
   std::string loss = "MultipleNegativesRankingLoss";
-  std::string pooling = "mean";
+  std::string pooling;  // "": a sentence-transformers folder's Pooling, else mean
   bool normalize = false;
   double scale = 20.0;
   bool gather_across_devices = false;

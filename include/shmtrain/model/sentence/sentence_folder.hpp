@@ -6,6 +6,7 @@
 // (word_embedding_dimension and the pooling_mode_* flags) and 2_Normalize/.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 
 #include "shmtrain/model/sentence/sentence_options.hpp"
 
@@ -14,5 +15,22 @@ namespace shmtrain::model::sentence {
 // Writes them into `folder` (each atomically). `width` is the embedding's (hidden_size).
 void write_sentence_transformers_files(const std::filesystem::path& folder, const SentenceOptions& options,
                                        std::int64_t width);
+
+// What a sentence-transformers folder says of the modules after its encoder, read as a
+// starting point: its modules.json (classic types sentence_transformers.models.Pooling /
+// Normalize, or 5.4+'s sentence_transformers.base.modules... paths), the Pooling module's
+// config.json (pooling_mode_* flags and word_embedding_dimension, or 5.4+'s pooling_mode and
+// embedding_dimension) and sentence_bert_config.json. nullopt when `folder` has no modules.json
+// (a plain Hugging Face folder). InputError naming the file and key for anything it cannot use:
+// a pooling that mixes modes, a module after Normalize it does not know, an encoder in a
+// subfolder.
+struct SentenceFolder {
+  PoolingMode pooling = PoolingMode::kMean;
+  bool normalize = false;
+  std::optional<std::int64_t> max_seq_length;
+  std::optional<bool> do_lower_case;
+  std::int64_t embedding_dimension = 0;
+};
+std::optional<SentenceFolder> read_sentence_transformers_folder(const std::filesystem::path& folder);
 
 }  // namespace shmtrain::model::sentence
