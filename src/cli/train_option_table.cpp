@@ -135,6 +135,11 @@ std::vector<OptionSpec> make_table() {
              "sentence-embedding: batch_sampler (default) or no_duplicates (no text twice in a batch)"),
       option("eval_name", &TrainOptions::eval_name, data,
              "sentence-embedding: the evaluator's name in the metrics (default: the validation file's stem)"),
+      option("ir_eval_dir", &TrainOptions::ir_eval_dir, data,
+             "sentence-embedding: a BEIR folder (corpus.jsonl, queries.jsonl, qrels/dev.tsv) ranked at every "
+             "evaluation as InformationRetrievalEvaluator does (cosine accuracy@k, ndcg@10, mrr@10, map@100, ...)"),
+      option("ir_eval_name", &TrainOptions::ir_eval_name, data,
+             "sentence-embedding: the retrieval evaluator's name in the metrics (default: the folder's name)"),
       option("preprocessing_num_workers", &TrainOptions::preprocessing_num_workers, data,
              "accepted for run_mlm/run_swag commands; tokenization already uses every core"),
 

@@ -234,6 +234,8 @@ RunInputs load_run_inputs(const TrainOptions& given) {
     data_options.scored_pairs = model::sentence::scores_pairs(config.sentence.loss);
     data_options.embedding_width = config.hidden_size;
     data_options.eval_name = options.eval_name;
+    data_options.ir_eval_dir = options.ir_eval_dir;
+    data_options.ir_eval_name = options.ir_eval_name;
   }
   for (std::size_t begin = 0; begin < options.label_names.size();) {
     const std::size_t comma = std::min(options.label_names.find(',', begin), options.label_names.size());

@@ -47,7 +47,7 @@ PreparedRun prepare_inputs(const TrainOptions& options) {
   prepared.notes.insert(prepared.notes.end(), prepared.inputs.notes.begin(), prepared.inputs.notes.end());
   const task::Task& task = *prepared.inputs.task;
   if (options.do_train && (!task.train() || task.train()->examples.empty())) fail_input("the training data is empty");
-  if (options.do_eval && (!task.validation() || task.validation()->examples.empty())) {
+  if (options.do_eval && task.retrieval() == nullptr && (!task.validation() || task.validation()->examples.empty())) {
     fail_input("the evaluation data is empty");
   }
   if (options.do_predict && (!task.test() || task.test()->examples.empty())) fail_input("the test data is empty");

@@ -3,10 +3,14 @@
 // (best_model.hpp).
 #include "training_run.hpp"
 
+#include <chrono>
+
 #include <fmt/format.h>
 
 #include "run_report.hpp"
 #include "shmtrain/model/model_weights.hpp"
+#include "shmtrain/task/sentence_embedding/beir_folder.hpp"
+#include "shmtrain/train/ir_evaluation.hpp"
 
 namespace shmtrain::train {
 
@@ -18,8 +22,19 @@ EvalSettings TrainingRun::eval_settings() const {
 }
 
 nlohmann::ordered_json TrainingRun::run_evaluation(std::int64_t step, double epoch) {
-  const EvalResult result = evaluate(engine_.model(), *inputs_.task, eval_settings(), comm_,
-                                     leader_ ? options_.output_dir : std::filesystem::path());
+  EvalResult result;
+  if (inputs_.task->validation()) {
+    result = evaluate(engine_.model(), *inputs_.task, eval_settings(), comm_,
+                      leader_ ? options_.output_dir : std::filesystem::path());
+  }
+  if (const task::RetrievalSet* set = inputs_.task->retrieval()) {
+    const auto start = std::chrono::steady_clock::now();
+    const task::Metrics metrics = evaluate_retrieval(engine_.model(), *inputs_.tokenizer, *set, inputs_.max_seq_length,
+                                                     options_.per_device_eval_batch_size, comm_);
+    result.metrics.insert(result.metrics.end(), metrics.begin(), metrics.end());
+    result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!inputs_.task->validation()) result.samples = static_cast<std::int64_t>(set->queries.size());
+  }
   nlohmann::ordered_json record;
   record["step"] = step;
   record["epoch"] = epoch;

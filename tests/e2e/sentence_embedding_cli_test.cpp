@@ -4,6 +4,8 @@
 // 2 MPI hosts) train what 1 worker trains on the whole batch, dropout on; the output folder is
 // a sentence-transformers folder; bad input is an error naming the file, row or flag.
 #include <cmath>
+#include <cstring>
+#include <set>
 #include <fstream>
 #include <string>
 
@@ -11,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reference_run.hpp"
+#include "shmtrain/task/sentence_embedding/ir_metrics.hpp"
 #include "support/test_support.hpp"
 
 namespace shmtrain::testing {
@@ -128,6 +131,91 @@ TEST(SentenceFolder, IsASentenceTransformersFolder) {
   EXPECT_TRUE(fs::exists(out / "vocab.txt"));
 }
 
+// The float32 rows of a .npy that `shmtrain encode` wrote.
+std::vector<float> npy_values(const fs::path& path) {
+  const std::string bytes = read_file(path);
+  const std::size_t end = bytes.find('\n');
+  std::vector<float> values((bytes.size() - end - 1) / sizeof(float));
+  std::memcpy(values.data(), bytes.data() + end + 1, values.size() * sizeof(float));
+  return values;
+}
+
+std::vector<std::string> json_lines_texts(const fs::path& path, bool documents) {
+  std::vector<std::string> texts;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    const auto row = nlohmann::json::parse(line);
+    const std::string title = documents ? row.value("title", "") : "";
+    texts.push_back(title.empty() ? row["text"].get<std::string>() : title + " " + row["text"].get<std::string>());
+  }
+  return texts;
+}
+
+// InformationRetrievalEvaluator at every evaluation, on every worker's share; its final figures
+// are what the evaluator computes over the saved model's own embeddings (shmtrain encode).
+TEST(SentenceRetrieval, EvaluatesTheSavedModelAsTheEvaluatorDoes) {
+  const TempDir dir;
+  const fs::path beir = fixtures_dir() / "sentence_embedding" / "beir_tiny";
+  const std::string eval = " --do_eval --ir_eval_dir " + beir.string() + " --eval_strategy steps --eval_steps 10";
+  const CliRun one = run_shmtrain(flags("mnrl_triplets", dir / "one") + eval + " --per_device_train_batch_size 8");
+  ASSERT_EQ(one.exit_code, 0) << one.output();
+  const auto results = nlohmann::json::parse(read_file(dir / "one" / "eval_results.json"));
+  const std::vector<std::string> names = {"accuracy@1", "accuracy@3", "accuracy@5", "accuracy@10", "precision@1",
+                                          "precision@3", "precision@5", "precision@10", "recall@1", "recall@3",
+                                          "recall@5", "recall@10", "ndcg@10", "mrr@10", "map@100"};
+  for (const std::string& name : names) ASSERT_TRUE(results.contains("eval_beir_tiny_cosine_" + name)) << results.dump();
+  EXPECT_EQ(metric_by_step(dir / "one" / "metrics.jsonl", "eval_beir_tiny_cosine_ndcg@10").size(), 2u);
+
+  // The same ranking from the saved folder's embeddings.
+  std::vector<fs::path> npy;
+  for (const char* part : {"queries", "corpus"}) {
+    const std::vector<std::string> texts = json_lines_texts(beir / (std::string(part) + ".jsonl"), part[0] == 'c');
+    std::string lines;
+    for (const std::string& t : texts) lines += t + "\n";
+    write_file(dir / (std::string(part) + ".txt"), lines);
+    npy.push_back(dir / (std::string(part) + ".npy"));
+    const CliRun run = run_shmtrain("encode --model_name_or_path " + (dir / "one").string() + " --input " +
+                                    (dir / (std::string(part) + ".txt")).string() + " --output " + npy.back().string());
+    ASSERT_EQ(run.exit_code, 0) << run.output();
+  }
+  const std::vector<float> queries = npy_values(npy[0]);
+  const std::vector<float> corpus = npy_values(npy[1]);
+  const std::size_t h = 32, nq = queries.size() / h, nc = corpus.size() / h;
+  std::vector<std::string> ids;
+  for (std::size_t c = 0; c < nc; ++c) ids.push_back("doc" + std::to_string(c));
+  // qrels/dev.tsv: query q's relevant documents (q7 has none and is not scored).
+  const std::vector<std::set<std::int64_t>> relevant = {{0, 1}, {3}, {6, 7}, {9}, {12, 13}, {15}, {18, 19}};
+  std::vector<std::vector<task::sentence_embedding::Hit>> hits;
+  for (std::size_t q = 0; q + 1 < nq; ++q) {
+    std::vector<float> scores(nc);
+    for (std::size_t c = 0; c < nc; ++c) {
+      double dot = 0, qq = 0, cc = 0;
+      for (std::size_t k = 0; k < h; ++k) {
+        dot += double(queries[q * h + k]) * corpus[c * h + k];
+        qq += double(queries[q * h + k]) * queries[q * h + k];
+        cc += double(corpus[c * h + k]) * corpus[c * h + k];
+      }
+      scores[c] = static_cast<float>(dot / std::sqrt(qq * cc));
+    }
+    hits.push_back(task::sentence_embedding::ranked_hits(scores.data(), ids, 100));
+  }
+  const auto expected = task::sentence_embedding::ir_metrics(hits, relevant);
+  for (const std::string& name : names) {
+    EXPECT_NEAR(results["eval_beir_tiny_cosine_" + name].get<double>(), expected.at(name), 1e-9) << name;
+  }
+
+  // Two workers, each embedding its share, with the gather: the same model, the same figures.
+  const CliRun two = run_shmtrain(flags("mnrl_triplets", dir / "two") + eval +
+                                  " --per_device_train_batch_size 4 --nproc_per_node 2 --gather_across_devices");
+  ASSERT_EQ(two.exit_code, 0) << two.output();
+  const auto results2 = nlohmann::json::parse(read_file(dir / "two" / "eval_results.json"));
+  for (const std::string& name : names) {
+    EXPECT_NEAR(results2["eval_beir_tiny_cosine_" + name].get<double>(), results["eval_beir_tiny_cosine_" + name].get<double>(),
+                1e-9)
+        << name;
+  }
+}
+
 // Bad input: one clear error naming the file and line, or the flag, and nothing written.
 TEST(SentenceErrors, NameTheFileLineOrFlag) {
   const TempDir dir;
@@ -143,7 +231,7 @@ TEST(SentenceErrors, NameTheFileLineOrFlag) {
   struct Case {
     std::string flags, message;
   };
-  const std::vector<Case> cases = {
+  std::vector<Case> cases = {
       {"--train_file " + (dir / "one_column.jsonl").string(),
        "one_column.jsonl: 1 text column (anchor); the loss needs at least an anchor and a positive"},
       {"--train_file " + (dir / "no_score.jsonl").string() + " --loss CoSENTLoss",
@@ -158,6 +246,13 @@ TEST(SentenceErrors, NameTheFileLineOrFlag) {
       {"--train_file " + (fixture() / "mnrl_triplets.jsonl").string() + " --pooling avg",
        "--pooling: 'avg' is not a pooling mode"},
   };
+  fs::create_directories(dir / "beir" / "qrels");
+  fs::copy_file(fixtures_dir() / "sentence_embedding" / "beir_tiny" / "corpus.jsonl", dir / "beir" / "corpus.jsonl");
+  fs::copy_file(fixtures_dir() / "sentence_embedding" / "beir_tiny" / "queries.jsonl", dir / "beir" / "queries.jsonl");
+  write_file(dir / "beir" / "qrels" / "dev.tsv", "query-id\tcorpus-id\tscore\nq0\tdoc0\t1\nq1\tnope\t1\n");
+  cases.push_back({"--train_file " + (fixture() / "mnrl_triplets.jsonl").string() + " --do_eval --ir_eval_dir " +
+                       (dir / "beir").string(),
+                   "qrels/dev.tsv:3: corpus-id 'nope' is not in " + (dir / "beir" / "corpus.jsonl").string()});
   int i = 0;
   for (const Case& c : cases) {
     SCOPED_TRACE(c.flags);

@@ -85,7 +85,12 @@ struct TaskOptions {
   bool scored_pairs = false;
   std::int64_t embedding_width = 0;
   std::string eval_name;
+  // An information-retrieval evaluation in a BEIR folder, named ir_eval_name ("": the folder's).
+  std::filesystem::path ir_eval_dir;
+  std::string ir_eval_name;
 };
+
+struct RetrievalSet;  // task/sentence_embedding/beir_folder.hpp
 
 // Named results of an evaluation, in the order the script reports them, without "eval_".
 using Metrics = std::vector<std::pair<std::string, double>>;
@@ -159,6 +164,9 @@ class Task {
   // evaluation passes kEvaluationEpoch, so every evaluation scores the same masks. A no-op
   // elsewhere.
   virtual void prepare_batch(data::Batch& batch, std::uint64_t epoch) const;
+  // Queries and a corpus the model's embeddings are to rank at each evaluation
+  // (InformationRetrievalEvaluator's), beside or instead of the validation rows; null for most.
+  virtual const RetrievalSet* retrieval() const { return nullptr; }
   static constexpr std::uint64_t kEvaluationEpoch = ~std::uint64_t{0};
 
  protected:

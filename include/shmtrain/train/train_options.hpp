@@ -84,6 +84,8 @@ struct TrainOptions {
   std::int64_t mini_batch_size = 32;
   std::string batch_sampler = "batch_sampler";
   std::string eval_name;
+  std::filesystem::path ir_eval_dir;
+  std::string ir_eval_name;
 
   // The run.
   std::filesystem::path output_dir;

@@ -171,7 +171,11 @@ std::unique_ptr<Task> SentenceEmbeddingTask::load(const TaskOptions& options, co
     task->columns_ = rows.columns;
     task->train_ = std::move(rows.dataset);
   }
-  if (need_eval) {
+  if (need_eval && !options.ir_eval_dir.empty()) {
+    task->retrieval_ = read_beir_folder(options.ir_eval_dir, options.ir_eval_name);
+  }
+  // With a retrieval set, the validation rows are optional.
+  if (need_eval && (options.ir_eval_dir.empty() || !options.validation_file.empty() || hub != nullptr)) {
     TextRows rows = split(hub ? &hub->validation : nullptr, options.validation_file, "--validation_file",
                           options.max_eval_samples);
     if (need_train && rows.columns.size() != task->columns_.size()) {

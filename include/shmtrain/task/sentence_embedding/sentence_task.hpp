@@ -11,9 +11,11 @@
 // EmbeddingSimilarityEvaluator (<name>_pearson_cosine, <name>_spearman_cosine), triplets as
 // TripletEvaluator (<name>_cosine_accuracy: cos(anchor, positive) > cos(anchor, first negative)).
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "shmtrain/task/sentence_embedding/beir_folder.hpp"
 #include "shmtrain/task/task.hpp"
 
 namespace shmtrain::task {
@@ -28,6 +30,7 @@ class SentenceEmbeddingTask final : public Task {
   // An example's embeddings: its texts' vectors side by side.
   std::int64_t output_width(std::int64_t, std::int64_t) const override { return texts_ * width_; }
   Metrics score(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
+  const RetrievalSet* retrieval() const override { return retrieval_ ? &*retrieval_ : nullptr; }
 
   std::int64_t texts() const { return texts_; }
   const std::vector<std::string>& columns() const { return columns_; }
@@ -39,6 +42,7 @@ class SentenceEmbeddingTask final : public Task {
   bool scored_ = false;
   std::string eval_name_;
   std::vector<double> validation_scores_;
+  std::optional<RetrievalSet> retrieval_;
 };
 
 }  // namespace shmtrain::task
