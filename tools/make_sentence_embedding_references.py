@@ -33,6 +33,8 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
 import make_head_references as base  # noqa: E402
+import make_sentence_loss_references as losses  # noqa: E402
+from make_sentence_loss_references import cos_sim, pairwise_angle_sim, pairwise_cos_sim  # noqa: E402
 
 VOCAB, STEPS, BATCH = 128, 20, 8
 PAD, UNK, CLS, SEP, MASK = 0, 1, 2, 3, 4
@@ -62,40 +64,14 @@ def pool(hidden, mask, mode):
     return (hidden * expanded).sum(1) / torch.clamp(expanded.sum(1), min=1e-9)
 
 
-def cos_sim(a, b):
-    return torch.mm(F.normalize(a, p=2, dim=1), F.normalize(b, p=2, dim=1).transpose(0, 1))
-
-
-def pairwise_cos_sim(a, b):
-    return (F.normalize(a, p=2, dim=1) * F.normalize(b, p=2, dim=1)).sum(dim=-1)
-
-
-def pairwise_angle_sim(x, y):
-    a, b = torch.chunk(x, 2, dim=1)
-    c, d = torch.chunk(y, 2, dim=1)
-    z = torch.sum(c**2 + d**2, dim=1, keepdim=True)
-    re = (a * c + b * d) / z
-    im = (b * c - a * d) / z
-    dz = torch.sum(a**2 + b**2, dim=1, keepdim=True) ** 0.5
-    dw = torch.sum(c**2 + d**2, dim=1, keepdim=True) ** 0.5
-    re /= dz / dw
-    im /= dz / dw
-    return torch.abs(torch.sum(torch.concat((re, im), dim=1), dim=1))
-
-
 def mnrl(reps, scale=20.0):
     anchors, candidates = reps[0], torch.cat(reps[1:])
     scores = cos_sim(anchors, candidates) * scale
     return F.cross_entropy(scores, torch.arange(len(scores)))
 
 
-def cosent(reps, labels, similarity, scale=20.0):
-    scores = similarity(reps[0], reps[1]) * scale
-    scores = scores[:, None] - scores[None, :]
-    mask = (labels[:, None] < labels[None, :]).to(scores.dtype)
-    scores = scores - (1 - mask) * 1e12
-    scores = torch.cat((torch.zeros(1, dtype=scores.dtype), scores.view(-1)), dim=0)
-    return torch.logsumexp(scores, dim=0)
+def cosent(reps, labels, similarity):
+    return losses.cosent(reps[0], reps[1], labels, similarity)
 
 
 def matryoshka(inner, dims, weights):

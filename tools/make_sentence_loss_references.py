@@ -45,9 +45,9 @@ def mnrl(anchors, candidates, offset, scale=20.0):
 def cosent(e1, e2, labels, similarity, scale=20.0):
     scores = similarity(e1, e2) * scale
     scores = scores[:, None] - scores[None, :]
-    labels = (labels[:, None] < labels[None, :]).float()
+    labels = (labels[:, None] < labels[None, :]).to(scores.dtype)
     scores = scores - (1 - labels) * 1e12
-    scores = torch.cat((torch.zeros(1), scores.view(-1)), dim=0)
+    scores = torch.cat((torch.zeros(1, dtype=scores.dtype), scores.view(-1)), dim=0)
     return torch.logsumexp(scores, dim=0)
 
 

@@ -95,4 +95,37 @@ void tokenize_rows(const Table& table, std::size_t column_a, std::optional<std::
   if (first_bad < n) throw InputError(first_message);
 }
 
+void for_each_record(const Table& table, const std::function<void(std::size_t)>& fn) {
+  const std::size_t n = table.records.size();
+  std::mutex mutex;
+  std::size_t first_bad = n;
+  std::string message;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 16), [&](const tbb::blocked_range<std::size_t>& range) {
+    for (std::size_t r = range.begin(); r != range.end(); ++r) {
+      try {
+        fn(r);
+      } catch (const InputError& e) {
+        const std::lock_guard lock(mutex);
+        if (r < first_bad) {
+          first_bad = r;
+          message = e.what();
+        }
+      }
+    }
+  });
+  if (first_bad == n) return;
+  fail_input("{}", message.starts_with(table.source)
+                       ? message
+                       : fmt::format("{}:{}: {}", table.source, table.records[first_bad].line, message));
+}
+
+void append_text(Example& example, const text::Encoding& encoding) {
+  example.input_ids.insert(example.input_ids.end(), encoding.input_ids.begin(), encoding.input_ids.end());
+  example.token_type_ids.insert(example.token_type_ids.end(), encoding.token_type_ids.begin(),
+                                encoding.token_type_ids.end());
+  example.attention_mask.insert(example.attention_mask.end(), encoding.attention_mask.begin(),
+                                encoding.attention_mask.end());
+  example.choice_lengths.push_back(static_cast<std::int32_t>(encoding.input_ids.size()));
+}
+
 }  // namespace shmtrain::data

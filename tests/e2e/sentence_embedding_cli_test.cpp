@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reference_run.hpp"
+#include "shmtrain/task/glue/metrics.hpp"
 #include "shmtrain/task/sentence_embedding/ir_metrics.hpp"
 #include "support/test_support.hpp"
 
@@ -214,6 +215,51 @@ TEST(SentenceRetrieval, EvaluatesTheSavedModelAsTheEvaluatorDoes) {
                 1e-9)
         << name;
   }
+}
+
+// Scored pairs as EmbeddingSimilarityEvaluator: Pearson and Spearman of the pairs' cosine
+// against their gold scores, named by the validation file's stem; equal to the figures over the
+// saved model's own embeddings.
+TEST(SentenceSimilarity, ScoredPairsAreEvaluatedAsEmbeddingSimilarityEvaluator) {
+  const TempDir dir;
+  const fs::path pairs = fixture() / "cosent.jsonl";
+  const CliRun run = run_shmtrain(flags("cosent", dir / "out") + " --per_device_train_batch_size 8 --do_eval "
+                                  "--validation_file " + pairs.string() + " --max_eval_samples 40");
+  ASSERT_EQ(run.exit_code, 0) << run.output();
+  const auto results = nlohmann::json::parse(read_file(dir / "out" / "eval_results.json"));
+  ASSERT_TRUE(results.contains("eval_cosent_pearson_cosine")) << results.dump();
+  std::vector<std::string> first, second;
+  std::vector<double> gold;
+  std::ifstream in(pairs);
+  for (std::string line; std::getline(in, line) && gold.size() < 40;) {
+    const auto row = nlohmann::json::parse(line);
+    first.push_back(row["sentence1"]);
+    second.push_back(row["sentence2"]);
+    gold.push_back(row["score"]);
+  }
+  std::vector<std::vector<float>> embedded;
+  for (const auto* texts : {&first, &second}) {
+    std::string lines;
+    for (const std::string& t : *texts) lines += t + "\n";
+    write_file(dir / "texts.txt", lines);
+    const CliRun encode = run_shmtrain("encode --model_name_or_path " + (dir / "out").string() + " --input " +
+                                       (dir / "texts.txt").string() + " --output " + (dir / "e.npy").string());
+    ASSERT_EQ(encode.exit_code, 0) << encode.output();
+    embedded.push_back(npy_values(dir / "e.npy"));
+  }
+  std::vector<double> cosine;
+  for (std::size_t i = 0; i < gold.size(); ++i) {
+    double xy = 0, xx = 0, yy = 0;
+    for (std::size_t k = 0; k < 32; ++k) {
+      const double x = embedded[0][i * 32 + k], y = embedded[1][i * 32 + k];
+      xy += x * y;
+      xx += x * x;
+      yy += y * y;
+    }
+    cosine.push_back(xy / std::sqrt(xx * yy));
+  }
+  EXPECT_NEAR(results["eval_cosent_pearson_cosine"].get<double>(), task::pearson(gold, cosine), 1e-6);
+  EXPECT_NEAR(results["eval_cosent_spearman_cosine"].get<double>(), task::spearman(gold, cosine), 1e-6);
 }
 
 // Bad input: one clear error naming the file and line, or the flag, and nothing written.

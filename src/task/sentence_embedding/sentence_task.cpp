@@ -2,16 +2,14 @@
 
 #include <charconv>
 #include <cmath>
-#include <mutex>
 
 #include <fmt/format.h>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/data/json_lines.hpp"
 #include "shmtrain/data/parquet_split.hpp"
 #include "shmtrain/data/table.hpp"
+#include "shmtrain/data/tokenize_rows.hpp"
 #include "shmtrain/task/glue/metrics.hpp"
 
 namespace shmtrain::task {
@@ -83,43 +81,20 @@ TextRows text_rows(const data::Table& table, const text::Tokenizer& tokenizer, s
   out.dataset.source = table.source;
   out.dataset.examples.resize(table.records.size());
   if (score_column) out.scores.resize(table.records.size());
-  std::mutex mutex;
-  std::size_t first_bad = table.records.size();
-  std::string bad;
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, table.records.size(), 16), [&](const auto& range) {
+  data::for_each_record(table, [&](std::size_t r) {
+    const data::Record& record = table.records[r];
+    data::Example& example = out.dataset.examples[r];
+    if (score_column) {
+      out.scores[r] = read_score(table, record, *score_column);
+      example.target = static_cast<float>(out.scores[r]);
+    }
     text::Encoding encoding;
-    for (std::size_t r = range.begin(); r != range.end(); ++r) {
-      try {
-        const data::Record& record = table.records[r];
-        data::Example& example = out.dataset.examples[r];
-        if (score_column) {
-          out.scores[r] = read_score(table, record, *score_column);
-          example.target = static_cast<float>(out.scores[r]);
-        }
-        for (const std::size_t column : text_columns) {
-          tokenizer.encode(read_text(table, record, column), std::nullopt, text::EncodeOptions{max_seq_length, false},
-                           encoding);
-          example.input_ids.insert(example.input_ids.end(), encoding.input_ids.begin(), encoding.input_ids.end());
-          example.token_type_ids.insert(example.token_type_ids.end(), encoding.token_type_ids.begin(),
-                                        encoding.token_type_ids.end());
-          example.attention_mask.insert(example.attention_mask.end(), encoding.attention_mask.begin(),
-                                        encoding.attention_mask.end());
-          example.choice_lengths.push_back(static_cast<std::int32_t>(encoding.input_ids.size()));
-        }
-      } catch (const InputError& e) {
-        const std::lock_guard lock(mutex);
-        if (r < first_bad) {
-          first_bad = r;
-          bad = e.what();
-        }
-      }
+    for (const std::size_t column : text_columns) {
+      tokenizer.encode(read_text(table, record, column), std::nullopt, text::EncodeOptions{max_seq_length, false},
+                       encoding);
+      data::append_text(example, encoding);
     }
   });
-  if (first_bad < table.records.size()) {
-    fail_input("{}", bad.starts_with(table.source)
-                         ? bad
-                         : fmt::format("{}:{}: {}", table.source, table.records[first_bad].line, bad));
-  }
   return out;
 }
 

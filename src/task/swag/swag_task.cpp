@@ -13,6 +13,7 @@
 #include "shmtrain/data/parquet.hpp"
 #include "shmtrain/data/parquet_split.hpp"
 #include "shmtrain/data/table.hpp"
+#include "shmtrain/data/tokenize_rows.hpp"
 #include "shmtrain/io/atomic_file.hpp"
 
 namespace shmtrain::task {
@@ -72,41 +73,19 @@ SwagRows swag_rows(const data::Table& table, const text::Tokenizer& tokenizer, s
   out.dataset.source = table.source;
   out.dataset.examples.resize(table.records.size());
   out.labelled = label.has_value();
-  std::mutex mutex;
-  std::size_t first_bad = table.records.size();
-  std::string bad;
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, table.records.size(), 16), [&](const auto& range) {
-    for (std::size_t r = range.begin(); r != range.end(); ++r) {
-      try {
-        const data::Record& record = table.records[r];
-        data::Example& example = out.dataset.examples[r];
-        example.label = read_label(table, record, label, labels_optional);
-        const std::string& context = text_of(table, record, sent1);
-        const std::string& header = text_of(table, record, sent2);
-        for (const std::size_t ending : endings) {
-          const std::string second = fmt::format("{} {}", header, text_of(table, record, ending));
-          text::Encoding encoding;
-          tokenizer.encode(context, second, text::EncodeOptions{max_seq_length, false}, encoding);
-          example.input_ids.insert(example.input_ids.end(), encoding.input_ids.begin(), encoding.input_ids.end());
-          example.token_type_ids.insert(example.token_type_ids.end(), encoding.token_type_ids.begin(),
-                                        encoding.token_type_ids.end());
-          example.attention_mask.insert(example.attention_mask.end(), encoding.attention_mask.begin(),
-                                        encoding.attention_mask.end());
-          example.choice_lengths.push_back(static_cast<std::int32_t>(encoding.input_ids.size()));
-        }
-      } catch (const InputError& e) {
-        const std::lock_guard lock(mutex);
-        if (r < first_bad) {
-          first_bad = r;
-          bad = e.what();
-        }
-      }
+  data::for_each_record(table, [&](std::size_t r) {
+    const data::Record& record = table.records[r];
+    data::Example& example = out.dataset.examples[r];
+    example.label = read_label(table, record, label, labels_optional);
+    const std::string& context = text_of(table, record, sent1);
+    const std::string& header = text_of(table, record, sent2);
+    text::Encoding encoding;
+    for (const std::size_t ending : endings) {
+      const std::string second = fmt::format("{} {}", header, text_of(table, record, ending));
+      tokenizer.encode(context, second, text::EncodeOptions{max_seq_length, false}, encoding);
+      data::append_text(example, encoding);
     }
   });
-  if (first_bad < table.records.size()) {
-    const std::string prefix = fmt::format("{}:{}", table.source, table.records[first_bad].line);
-    fail_input("{}", bad.starts_with(table.source) ? bad : fmt::format("{}: {}", prefix, bad));
-  }
   return out;
 }
 
