@@ -23,6 +23,10 @@ Recipe (as make_head_references.py): 20 AdamW steps of 8 examples (rows 8i..8i+7
 shuffle off), lr 1e-3, weight decay 0.01 except biases and LayerNorm, constant LR, clip 1.0,
 dropout 0; the loss recorded before each step; a float64 run beside it as the noise floor. One
 thread, fixed seeds.
+
+A second folder, modernbert_tiny (OUT_DIR/../modernbert_tiny), holds a tiny ModernBERT (the port of
+tools/make_modernbert_references.py: rotary, GeGLU, global and sliding layers, final_norm; the
+ModernBertModel names) over the same vocabulary and data, with the losses of MNRL on the triplets.
 """
 import json
 import os
@@ -151,6 +155,56 @@ def train(state, cfg, rows, columns, scored, mode, normalize, loss_fn, dtype):
     return losses
 
 
+def modernbert(out, vocabulary, rows):
+    import make_modernbert_references as mb
+    folder = os.path.join(os.path.dirname(os.path.abspath(out)), "modernbert_tiny")
+    os.makedirs(folder, exist_ok=True)
+    c = mb.legacy_config("ModernBertModel", "mean", None)
+    c.update({"vocab_size": VOCAB, "pad_token_id": PAD, "cls_token_id": CLS, "sep_token_id": SEP, "bos_token_id": CLS,
+              "eos_token_id": SEP})
+    r = mb.resolve_config(c)
+    torch.manual_seed(48)
+    model = mb.ModernBertModel(r)
+    mb.init_weights(model)
+    state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    base.save_safetensors(os.path.join(folder, "model.safetensors"), state)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(c, f, indent=2, sort_keys=True)
+        f.write("\n")
+    with open(os.path.join(folder, "vocab.txt"), "w") as f:
+        f.write("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + vocabulary) + "\n")
+    with open(os.path.join(folder, "tokenizer_config.json"), "w") as f:
+        json.dump({"do_lower_case": True, "tokenizer_class": "BertTokenizer"}, f, indent=2)
+        f.write("\n")
+
+    def run(dtype):
+        m = mb.build(mb.ModernBertModel, r, state, dtype)
+        m.train()
+        optimizer = base.adamw(m)
+        losses = []
+        for step in range(STEPS):
+            batch = rows[step * BATCH:(step + 1) * BATCH]
+            reps = []
+            for column in ["anchor", "positive", "negative"]:
+                ids, mask = encode([x[column] for x in batch])
+                reps.append(pool(m(ids, mask), mask, "mean"))
+            loss = mnrl(reps)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(m.parameters(), max_norm=1.0)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            losses.append(float(loss))
+        return losses
+
+    losses, losses64 = run(torch.float32), run(torch.float64)
+    worst = max(abs(a - b) / abs(b) for a, b in zip(losses, losses64))
+    print(f"modernbert mnrl_triplets: losses {losses[0]:.5f} -> {losses[-1]:.5f}, fp32 vs fp64 {worst:.2e}")
+    with open(os.path.join(folder, "reference.json"), "w") as f:
+        json.dump({"cases": {"mnrl_triplets": {"train_file": "../bert_tiny/mnrl_triplets.jsonl", "flags": "",
+                                               "losses": losses, "losses_fp64_run": losses64}}}, f, indent=1)
+        f.write("\n")
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures",
                                                              "sentence_embedding", "bert_tiny")
@@ -174,8 +228,11 @@ def main():
     reference = {"settings": {"steps": STEPS, "batch": BATCH, "lr": 1e-3, "weight_decay": 0.01, "clip": 1.0,
                               "scheduler": "constant", "dropout": 0.0, "torch": torch.__version__}, "cases": {}}
     generator = torch.Generator().manual_seed(46)
+    triplets = None
     for name, (columns, scored, mode, normalize, loss_fn, flags) in CASES.items():
         rows = make_rows(generator, vocabulary, columns, scored)
+        if name == "mnrl_triplets":
+            triplets = rows
         with open(os.path.join(out, f"{name}.jsonl"), "w") as f:
             for r in rows:
                 record = {c: text(r[c], vocabulary) for c in columns}
@@ -206,6 +263,7 @@ def main():
     with open(os.path.join(out, "reference.json"), "w") as f:
         json.dump(reference, f, indent=1)
         f.write("\n")
+    modernbert(out, vocabulary, triplets)
 
 
 if __name__ == "__main__":

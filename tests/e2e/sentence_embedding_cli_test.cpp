@@ -61,6 +61,31 @@ INSTANTIATE_TEST_SUITE_P(Losses, SentenceLosses,
                          ::testing::Values("mnrl_triplets", "mnrl_pairs_cls_normalize", "cosent", "angle",
                                            "matryoshka_mnrl"));
 
+// ModernBERT (rotary, GeGLU, global and sliding layers) under the same head: MNRL's losses are
+// PyTorch's on 1 worker and on 2 workers with the gather (tools/make_sentence_embedding_references.py).
+TEST(SentenceModernBert, MnrlLossesEqualPyTorchOnOneAndTwoWorkers) {
+  const TempDir dir;
+  const fs::path folder = fixtures_dir() / "sentence_embedding" / "modernbert_tiny";
+  std::ifstream in(folder / "reference.json");
+  const auto expected = nlohmann::json::parse(in)["cases"]["mnrl_triplets"]["losses"].get<std::vector<double>>();
+  const std::string base = "train --task_name sentence-embedding --do_train --model_name_or_path " + folder.string() +
+                           " --train_file " + (fixture() / "mnrl_triplets.jsonl").string() +
+                           " --max_seq_length 32 --learning_rate 1e-3 --weight_decay 0.01 --lr_scheduler_type constant"
+                           " --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0 --disable_tqdm";
+  for (const std::string workers : {" --per_device_train_batch_size 8",
+                                    " --per_device_train_batch_size 4 --nproc_per_node 2 --gather_across_devices"}) {
+    SCOPED_TRACE(workers);
+    const fs::path out = dir / (workers.size() < 40 ? "one" : "two");
+    const CliRun run = run_shmtrain(base + " --output_dir " + out.string() + workers);
+    ASSERT_EQ(run.exit_code, 0) << run.output();
+    const auto losses = losses_of(out);
+    ASSERT_EQ(losses.size(), expected.size());
+    for (std::size_t i = 0; i < losses.size(); ++i) {
+      EXPECT_NEAR(losses[i], expected[i], 1e-4 * std::abs(expected[i])) << "step " << i + 1;
+    }
+  }
+}
+
 // In-batch negatives across workers: 2 workers x 4 examples gathering every worker's positives
 // and negatives are 1 worker x 8 (the same global batch as the negative pool), dropout on (each
 // text's masks are keyed by its row).
