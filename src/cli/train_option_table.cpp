@@ -135,6 +135,10 @@ std::vector<OptionSpec> make_table() {
              "sentence-embedding: batch_sampler (default) or no_duplicates (no text twice in a batch)"),
       option("eval_name", &TrainOptions::eval_name, data,
              "sentence-embedding: the evaluator's name in the metrics (default: the validation file's stem)"),
+      option("prompts", &TrainOptions::prompts, data,
+             "sentence-embedding: sentence-transformers' prompts: one prefix for every text column "
+             "(\"query: \"), or a JSON object of column -> prefix ({\"anchor\": \"query: \", \"positive\": "
+             "\"passage: \"})"),
       option("ir_eval_dir", &TrainOptions::ir_eval_dir, data,
              "sentence-embedding: a BEIR folder (corpus.jsonl, queries.jsonl, qrels/dev.tsv) ranked at every "
              "evaluation as InformationRetrievalEvaluator does (cosine accuracy@k, ndcg@10, mrr@10, map@100, ...)"),

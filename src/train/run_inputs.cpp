@@ -1,9 +1,13 @@
 #include "shmtrain/train/run_inputs.hpp"
 
 #include <charconv>
+#include <map>
 #include <system_error>
 
+#include <nlohmann/json.hpp>
+
 #include "shmtrain/common/error.hpp"
+#include "shmtrain/io/json_error.hpp"
 #include "shmtrain/model/hf_config.hpp"
 #include "shmtrain/model/sentence/embedding_loss.hpp"
 #include "shmtrain/model/sentence/sentence_folder.hpp"
@@ -69,6 +73,29 @@ std::vector<T> number_list(const std::string& text, const char* flag) {
 }
 
 // The sentence-embedding run's modules and loss from its flags, checked against the model.
+// --prompts: one prefix for every column, or a JSON object of column -> prefix.
+std::map<std::string, std::string> parse_prompts(const std::string& text) {
+  std::map<std::string, std::string> prompts;
+  if (text.empty()) return prompts;
+  if (text.front() != '{') {
+    prompts[""] = text;
+    return prompts;
+  }
+  nlohmann::json object;
+  try {
+    object = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    fail_input("--prompts: not a JSON object of column -> prefix: {}", io::json_error_text(e.what()));
+  }
+  if (!object.is_object()) fail_input("--prompts: not a JSON object of column -> prefix");
+  for (const auto& [column, prompt] : object.items()) {
+    if (!prompt.is_string()) fail_input("--prompts: the prompt of column '{}' must be a string", column);
+    if (column.empty()) fail_input("--prompts: a column name is empty");
+    prompts[column] = prompt.get<std::string>();
+  }
+  return prompts;
+}
+
 // A sentence-transformers folder as the starting point gives its Pooling and Normalize.
 model::sentence::SentenceOptions sentence_options(const TrainOptions& options, const model::BertConfig& config,
                                                   const fs::path& model_folder, std::int64_t max_seq_length) {
@@ -234,6 +261,7 @@ RunInputs load_run_inputs(const TrainOptions& given) {
     data_options.scored_pairs = model::sentence::scores_pairs(config.sentence.loss);
     data_options.embedding_width = config.hidden_size;
     data_options.eval_name = options.eval_name;
+    data_options.prompts = parse_prompts(options.prompts);
     data_options.ir_eval_dir = options.ir_eval_dir;
     data_options.ir_eval_name = options.ir_eval_name;
   }

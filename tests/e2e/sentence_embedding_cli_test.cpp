@@ -86,6 +86,46 @@ TEST(SentenceModernBert, MnrlLossesEqualPyTorchOnOneAndTwoWorkers) {
   }
 }
 
+// sentence-transformers' prompts: each column's prefix is put before its texts, so a run with
+// --prompts trains exactly as one on a file whose texts carry the prefixes.
+TEST(SentencePrompts, AreTheTextsPrefixed) {
+  const TempDir dir;
+  std::ifstream in(fixture() / "mnrl_triplets.jsonl");
+  std::string prefixed, everywhere;
+  for (std::string line; std::getline(in, line);) {
+    auto row = nlohmann::ordered_json::parse(line);  // the columns' order is the data's meaning
+    auto all = row;
+    row["anchor"] = "query: " + row["anchor"].get<std::string>();
+    row["positive"] = "passage: " + row["positive"].get<std::string>();
+    prefixed += row.dump() + "\n";
+    for (const char* column : {"anchor", "positive", "negative"}) all[column] = "mel " + all[column].get<std::string>();
+    everywhere += all.dump() + "\n";
+  }
+  write_file(dir / "prefixed.jsonl", prefixed);
+  write_file(dir / "everywhere.jsonl", everywhere);
+  const std::string common = " --task_name sentence-embedding --do_train --model_name_or_path " + fixture().string() +
+                             " --max_seq_length 32 --per_device_train_batch_size 8 --max_steps 5 --shuffle false "
+                             "--logging_steps 1 --save_steps 0 --disable_tqdm";
+  auto losses = [&](const std::string& name, const fs::path& file, const std::string& extra) {
+    const CliRun run = run_shmtrain("train" + common + " --train_file " + file.string() + " --output_dir " +
+                                    (dir / name).string() + extra);
+    EXPECT_EQ(run.exit_code, 0) << run.output();
+    return losses_of(dir / name);
+  };
+  const auto with_flag = losses("flag", fixture() / "mnrl_triplets.jsonl",
+                                R"( --prompts '{"anchor": "query: ", "positive": "passage: "}')");
+  EXPECT_EQ(with_flag.size(), 5u);
+  EXPECT_EQ(with_flag, losses("file", dir / "prefixed.jsonl", ""));
+  EXPECT_NE(with_flag, losses("plain", fixture() / "mnrl_triplets.jsonl", ""));
+  EXPECT_EQ(losses("all_flag", fixture() / "mnrl_triplets.jsonl", " --prompts 'mel '"),
+            losses("all_file", dir / "everywhere.jsonl", ""));
+
+  const CliRun bad = run_shmtrain("train" + common + " --train_file " + (fixture() / "mnrl_triplets.jsonl").string() +
+                                  " --output_dir " + (dir / "bad").string() + R"( --prompts '{"query": "q: "}')");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--prompts: column 'query' is not a text column of"), std::string::npos) << bad.output();
+}
+
 // In-batch negatives across workers: 2 workers x 4 examples gathering every worker's positives
 // and negatives are 1 worker x 8 (the same global batch as the negative pool), dropout on (each
 // text's masks are keyed by its row).

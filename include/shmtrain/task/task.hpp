@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -88,6 +89,9 @@ struct TaskOptions {
   // An information-retrieval evaluation in a BEIR folder, named ir_eval_name ("": the folder's).
   std::filesystem::path ir_eval_dir;
   std::string ir_eval_name;
+  // sentence-transformers' prompts: column -> prefix put before its texts; the key "" is every
+  // column's.
+  std::map<std::string, std::string> prompts;
 };
 
 struct RetrievalSet;  // task/sentence_embedding/beir_folder.hpp

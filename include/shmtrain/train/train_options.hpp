@@ -84,6 +84,7 @@ struct TrainOptions {
   std::int64_t mini_batch_size = 32;
   std::string batch_sampler = "batch_sampler";
   std::string eval_name;
+  std::string prompts;  // a prefix for every text column, or a JSON object column -> prefix
   std::filesystem::path ir_eval_dir;
   std::string ir_eval_name;
 

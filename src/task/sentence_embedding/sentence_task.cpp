@@ -1,5 +1,6 @@
 #include "shmtrain/task/sentence_embedding/sentence_task.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -53,8 +54,15 @@ const std::string& read_text(const data::Table& table, const data::Record& recor
   return v.text;
 }
 
+// The prefix of a column's texts: its own prompt, else the prompt of every column.
+std::string prompt_of(const std::map<std::string, std::string>& prompts, const std::string& column) {
+  if (const auto own = prompts.find(column); own != prompts.end()) return own->second;
+  if (const auto all = prompts.find(""); all != prompts.end()) return all->second;
+  return {};
+}
+
 TextRows text_rows(const data::Table& table, const text::Tokenizer& tokenizer, std::size_t max_seq_length,
-                   bool scored_pairs) {
+                   bool scored_pairs, const std::map<std::string, std::string>& prompts) {
   TextRows out;
   std::vector<std::size_t> text_columns;
   std::optional<std::size_t> score_column;
@@ -78,6 +86,14 @@ TextRows text_rows(const data::Table& table, const text::Tokenizer& tokenizer, s
     fail_input("{}: {} text column ({}); the loss needs at least an anchor and a positive", table.source,
                text_columns.size(), data::join_names(out.columns));
   }
+  for (const auto& [column, prompt] : prompts) {
+    if (!column.empty() && std::find(out.columns.begin(), out.columns.end(), column) == out.columns.end()) {
+      fail_input("--prompts: column '{}' is not a text column of {} ({})", column, table.source,
+                 data::join_names(out.columns));
+    }
+  }
+  std::vector<std::string> column_prompts;
+  for (const std::string& column : out.columns) column_prompts.push_back(prompt_of(prompts, column));
   out.dataset.source = table.source;
   out.dataset.examples.resize(table.records.size());
   if (score_column) out.scores.resize(table.records.size());
@@ -89,9 +105,10 @@ TextRows text_rows(const data::Table& table, const text::Tokenizer& tokenizer, s
       example.target = static_cast<float>(out.scores[r]);
     }
     text::Encoding encoding;
-    for (const std::size_t column : text_columns) {
-      tokenizer.encode(read_text(table, record, column), std::nullopt, text::EncodeOptions{max_seq_length, false},
-                       encoding);
+    for (std::size_t k = 0; k < text_columns.size(); ++k) {
+      const std::string& text = read_text(table, record, text_columns[k]);
+      tokenizer.encode(column_prompts[k].empty() ? text : column_prompts[k] + text, std::nullopt,
+                       text::EncodeOptions{max_seq_length, false}, encoding);
       data::append_text(example, encoding);
     }
   });
@@ -135,7 +152,8 @@ std::unique_ptr<Task> SentenceEmbeddingTask::load(const TaskOptions& options, co
   task->scored_ = options.scored_pairs;
   auto split = [&](const std::vector<std::filesystem::path>* shards, const std::filesystem::path& file,
                    const char* flag, const std::optional<std::size_t>& max_samples) {
-    TextRows rows = text_rows(read_split(shards, file, flag), tokenizer, options.max_seq_length, options.scored_pairs);
+    TextRows rows = text_rows(read_split(shards, file, flag), tokenizer, options.max_seq_length, options.scored_pairs,
+                              options.prompts);
     data::keep_first(rows.dataset, max_samples);
     if (rows.dataset.examples.empty()) fail_input("{}: no examples", rows.dataset.source);
     if (max_samples && rows.scores.size() > *max_samples) rows.scores.resize(*max_samples);
