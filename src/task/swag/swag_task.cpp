@@ -2,11 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <mutex>
 
 #include <fmt/format.h>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/data/json_lines.hpp"
