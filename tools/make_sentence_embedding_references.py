@@ -14,8 +14,8 @@ models/Pooling.py (mean: sum of the masked tokens / clamp(count, 1e-9); cls: tok
 models/Normalize.py (F.normalize), losses/MultipleNegativesRankingLoss.py (cos_sim x scale 20,
 cross-entropy, labels arange), losses/CoSENTLoss.py and AnglELoss.py (pairwise_cos_sim /
 pairwise_angle_sim of util/similarity.py, logsumexp over the pairs with label_i < label_j and a
-zero) and losses/MatryoshkaLoss.py (shrink: truncate, F.normalize; weighted sum, dims largest
-first). Each text is tokenized alone as BertTokenizer does for words of the vocabulary:
+zero), losses/MatryoshkaLoss.py (shrink: truncate, F.normalize; weighted sum, dims largest
+first) and losses/CachedMultipleNegativesRankingLoss.py (GradCache: train_cached). Each text is tokenized alone as BertTokenizer does for words of the vocabulary:
 "[CLS] words [SEP]", token types 0, and a batch is padded to its longest text, as
 SentenceTransformer's tokenizer pads (padding=True).
 
@@ -155,6 +155,46 @@ def train(state, cfg, rows, columns, scored, mode, normalize, loss_fn, dtype):
     return losses
 
 
+def train_cached(state, cfg, rows, columns, mini, dtype):
+    """CachedMultipleNegativesRankingLoss's three stages, as its source runs them: each column
+    embedded in chunks of `mini` texts without a graph; the loss over anchor chunks of `mini`
+    (cross-entropy x len / batch), its gradient on the embeddings kept; each chunk embedded again
+    with a graph and backpropagated through dot(embeddings, kept gradient)."""
+    model = base.BertModelNoPooler(cfg).to(dtype)
+    model.load_state_dict({k: v.to(dtype) for k, v in state.items()})
+    model.train()
+    optimizer = base.adamw(model)
+
+    def embed(ids, mask):
+        return pool(model(ids, torch.zeros_like(ids), mask), mask, "mean")
+
+    losses = []
+    for step in range(STEPS):
+        batch = rows[step * BATCH:(step + 1) * BATCH]
+        features = [encode([r[c] for r in batch]) for c in columns]
+        reps = []
+        with torch.no_grad():
+            for ids, mask in features:
+                reps.append([embed(ids[b:b + mini], mask[b:b + mini]).detach().requires_grad_()
+                             for b in range(0, len(ids), mini)])
+        anchors, candidates = torch.cat(reps[0]), torch.cat([torch.cat(r) for r in reps[1:]])
+        loss = 0.0
+        for b in range(0, len(anchors), mini):
+            scores = cos_sim(anchors[b:b + mini], candidates) * 20.0
+            part = F.cross_entropy(scores, torch.arange(b, b + len(scores))) * len(scores) / len(anchors)
+            part.backward()
+            loss += float(part)
+        cache = [[r.grad for r in column] for column in reps]
+        for (ids, mask), grads in zip(features, cache):
+            for i, b in enumerate(range(0, len(ids), mini)):
+                torch.dot(embed(ids[b:b + mini], mask[b:b + mini]).flatten(), grads[i].flatten()).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        losses.append(loss)
+    return losses
+
+
 def modernbert(out, vocabulary, rows):
     import make_modernbert_references as mb
     folder = os.path.join(os.path.dirname(os.path.abspath(out)), "modernbert_tiny")
@@ -245,6 +285,16 @@ def main():
         reference["cases"][name] = {"train_file": f"{name}.jsonl", "flags": flags, "losses": losses,
                                     "losses_fp64_run": losses64}
         print(f"{name}: losses {losses[0]:.5f} -> {losses[-1]:.5f}, fp32 vs fp64 {worst:.2e}")
+    # CachedMNRL on the triplets (its own file's rows), chunks of 3 texts: not a divisor of 8.
+    columns = CASES["mnrl_triplets"][0]
+    losses = train_cached(state, cfg, triplets, columns, 3, torch.float32)
+    losses64 = train_cached(state, cfg, triplets, columns, 3, torch.float64)
+    reference["cases"]["cached_mnrl_triplets"] = {
+        "train_file": "mnrl_triplets.jsonl", "flags": "--loss CachedMultipleNegativesRankingLoss --mini_batch_size 3",
+        "losses": losses, "losses_fp64_run": losses64}
+    plain = reference["cases"]["mnrl_triplets"]["losses"]
+    print(f"cached_mnrl_triplets: losses {losses[0]:.5f} -> {losses[-1]:.5f}, vs MNRL's "
+          f"{max(abs(a - b) / abs(b) for a, b in zip(losses, plain)):.2e}")
     # Embeddings of the initial model (SentenceTransformer.encode: each text alone, padded batch),
     # mean-pooled and normalised, and cls-pooled without normalising, for `shmtrain encode`.
     texts_generator = torch.Generator().manual_seed(47)

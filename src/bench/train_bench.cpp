@@ -38,22 +38,6 @@ double median(std::vector<float> values) {
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-// Rows [first, first + count) of `global`.
-data::Batch rows_of(const data::Batch& global, std::int64_t first, std::int64_t count) {
-  data::Batch out;
-  out.batch = count;
-  out.seq = global.seq;
-  const auto token = [&](const std::vector<std::int32_t>& v) {
-    return std::vector<std::int32_t>(v.begin() + first * global.seq,
-                                     v.begin() + (first + count) * global.seq);
-  };
-  out.input_ids = token(global.input_ids);
-  out.token_type_ids = token(global.token_type_ids);
-  out.attention_mask = token(global.attention_mask);
-  out.labels.assign(global.labels.begin() + first, global.labels.begin() + first + count);
-  return out;
-}
-
 // Elements of `data` that differ from another worker's: each worker compares its values with
 // the maximum and the minimum over all workers, so any disagreement shows on some worker.
 // Collective; counts are this worker's.
@@ -80,7 +64,7 @@ class StepBatches {
               int workers)
       : config_(config), options_(options), batch_(batch), share_(batch / workers), rank_(rank) {
     if (options.lengths.empty()) {
-      fixed_ = rows_of(synthetic_batch(config, batch, options.seq, kSeed), rank * share_, share_);
+      fixed_ = data::slice_rows(synthetic_batch(config, batch, options.seq, kSeed), rank * share_, share_);
       model::validate_batch(fixed_, config, "the synthetic batch");
     } else {
       dataset_ = synthetic_dataset(config, options.lengths, kSeed);

@@ -2,16 +2,17 @@
 
 namespace shmtrain::model {
 
+std::uint64_t dropout_row_id(const data::Batch& batch, const StepContext& context, std::int64_t row) {
+  return batch.row_ids.empty()
+             ? context.rank * static_cast<std::uint64_t>(batch.batch) + static_cast<std::uint64_t>(row)
+             : static_cast<std::uint64_t>(batch.row_ids[static_cast<std::size_t>(row)]);
+}
+
 RowDropout::RowDropout(const data::Batch& batch, const StepContext& context)
     : batch_(batch), context_(context) {}
 
 tensor::DropoutKey RowDropout::key(std::int64_t row, std::uint64_t site) const {
-  // A batch built without row ids (benchmarks, tests) numbers its rows after the worker's.
-  const std::uint64_t id =
-      batch_.row_ids.empty()
-          ? context_.rank * static_cast<std::uint64_t>(batch_.batch) + static_cast<std::uint64_t>(row)
-          : static_cast<std::uint64_t>(batch_.row_ids[static_cast<std::size_t>(row)]);
-  return tensor::dropout_key(context_.seed, id, context_.step, site);
+  return tensor::dropout_key(context_.seed, dropout_row_id(batch_, context_, row), context_.step, site);
 }
 
 std::vector<tensor::DropoutKey> RowDropout::keys(std::uint64_t site) const {

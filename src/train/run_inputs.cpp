@@ -119,10 +119,6 @@ model::sentence::SentenceOptions sentence_options(const TrainOptions& options, c
   } else if (!options.matryoshka_weights.empty()) {
     fail_input("--matryoshka_weights needs --matryoshka_dims");
   }
-  if (s.loss == st::SentenceLoss::kCachedMultipleNegativesRanking) {
-    fail_input("--loss CachedMultipleNegativesRankingLoss: GradCache is not built yet; use "
-               "MultipleNegativesRankingLoss (the same loss and gradients, memory growing with the batch)");
-  }
   if (!st::scores_pairs(s.loss) && options.do_train && options.per_device_train_batch_size < 2 &&
       !s.gather_across_devices) {
     fail_input("--loss {}: --per_device_train_batch_size {} leaves an anchor no in-batch negative; give 2 or more",

@@ -8,6 +8,7 @@
 #include <set>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -59,7 +60,7 @@ TEST_P(SentenceLosses, EqualPyTorchAtEveryStep) {
 
 INSTANTIATE_TEST_SUITE_P(Losses, SentenceLosses,
                          ::testing::Values("mnrl_triplets", "mnrl_pairs_cls_normalize", "cosent", "angle",
-                                           "matryoshka_mnrl"));
+                                           "matryoshka_mnrl", "cached_mnrl_triplets"));
 
 // ModernBERT (rotary, GeGLU, global and sliding layers) under the same head: MNRL's losses are
 // PyTorch's on 1 worker and on 2 workers with the gather (tools/make_sentence_embedding_references.py).
@@ -72,10 +73,16 @@ TEST(SentenceModernBert, MnrlLossesEqualPyTorchOnOneAndTwoWorkers) {
                            " --train_file " + (fixture() / "mnrl_triplets.jsonl").string() +
                            " --max_seq_length 32 --learning_rate 1e-3 --weight_decay 0.01 --lr_scheduler_type constant"
                            " --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0 --disable_tqdm";
-  for (const std::string workers : {" --per_device_train_batch_size 8",
-                                    " --per_device_train_batch_size 4 --nproc_per_node 2 --gather_across_devices"}) {
+  // GradCache (chunks of 5 texts) gives MNRL's losses too.
+  const std::vector<std::string> runs = {
+      " --per_device_train_batch_size 8",
+      " --per_device_train_batch_size 4 --nproc_per_node 2 --gather_across_devices",
+      " --per_device_train_batch_size 4 --nproc_per_node 2 --gather_across_devices"
+      " --loss CachedMultipleNegativesRankingLoss --mini_batch_size 5"};
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const std::string& workers = runs[r];
     SCOPED_TRACE(workers);
-    const fs::path out = dir / (workers.size() < 40 ? "one" : "two");
+    const fs::path out = dir / ("run" + std::to_string(r));
     const CliRun run = run_shmtrain(base + " --output_dir " + out.string() + workers);
     ASSERT_EQ(run.exit_code, 0) << run.output();
     const auto losses = losses_of(out);
@@ -128,10 +135,10 @@ TEST(SentencePrompts, AreTheTextsPrefixed) {
 
 // In-batch negatives across workers: 2 workers x 4 examples gathering every worker's positives
 // and negatives are 1 worker x 8 (the same global batch as the negative pool), dropout on (each
-// text's masks are keyed by its row).
+// text's masks are keyed by its row); MNRL, Matryoshka(MNRL) and CachedMNRL.
 TEST(SentenceGather, TwoWorkersTrainWhatOneWorkerTrainsOnTheWholeBatchDropoutOn) {
   const TempDir dir;
-  for (const char* name : {"mnrl_triplets", "matryoshka_mnrl"}) {
+  for (const char* name : {"mnrl_triplets", "matryoshka_mnrl", "cached_mnrl_triplets"}) {
     SCOPED_TRACE(name);
     const std::string dropout = " --hidden_dropout_prob 0.1 --attention_probs_dropout_prob 0.1";
     const CliRun one = run_shmtrain(flags(name, dir / (std::string(name) + "1")) + dropout +
@@ -154,6 +161,13 @@ TEST(SentenceGather, TwoWorkersTrainWhatOneWorkerTrainsOnTheWholeBatchDropoutOn)
       ASSERT_EQ(own.exit_code, 0) << own.output();
       EXPECT_GT(std::abs(losses_of(dir / "own")[0] - expected[0]), 1e-2);
     }
+  }
+  // GradCache's second pass draws the first pass's masks: with dropout on, its losses are MNRL's.
+  const auto plain = losses_of(dir / "mnrl_triplets1");
+  const auto cached = losses_of(dir / "cached_mnrl_triplets1");
+  ASSERT_EQ(cached.size(), plain.size());
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    EXPECT_NEAR(cached[i], plain[i], 1e-5 * std::abs(plain[i])) << "step " << i + 1;
   }
 }
 

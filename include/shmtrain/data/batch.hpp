@@ -47,4 +47,11 @@ struct Batch {
   std::int64_t real_tokens() const;
 };
 
+// Rows [first, first + count) of `batch` as a batch of their own, in the same layout: their
+// tokens and masks (a packed slice's offsets from 0, its seq its longest row; a padded slice
+// keeps the batch's seq), their row ids, and the per-row labels and targets (not token
+// labels, question-answering positions or choices: the slice is for the encoder).
+// REQUIRES: 0 <= first, first + count <= batch.batch.
+Batch slice_rows(const Batch& batch, std::int64_t first, std::int64_t count);
+
 }  // namespace shmtrain::data

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "shmtrain/data/batch.hpp"
 #include "shmtrain/model/bert_config.hpp"
@@ -33,7 +34,11 @@ class EncoderModel {
   EncoderModel& operator=(const EncoderModel&) = delete;
 
   // Runs the model; returns the mean loss over the batch (NaN when the batch has no labels,
-  // targets or answer positions). REQUIRES: batch.validate(config) passed.
+  // targets or answer positions). REQUIRES: batch.validate(config) passed, and `batch` alive
+  // until backward. CachedMultipleNegativesRankingLoss in training (GradCache): the encoder
+  // runs sentence.mini_batch_size rows at a time keeping only their embeddings, and backward
+  // runs each chunk again (the same dropout masks: they are keyed by row id) before its own
+  // backward, so activations are held for one chunk, never the batch.
   float forward(const data::Batch& batch, const StepContext& context);
 
   // Accumulates d(loss)/d(params) into the gradient arena, scaled by loss_scale (1 / the
@@ -62,8 +67,14 @@ class EncoderModel {
   const BertConfig& config() const { return config_; }
 
  private:
+  float forward_in_chunks(const data::Batch& batch, const StepContext& context);
+  void backward_in_chunks(float loss_scale, const GradientsFinal& gradients_final);
+
   BertConfig config_;
   std::unique_ptr<Backbone> backbone_;
+  // GradCache's chunks of the last training forward (row ids always set) and its context.
+  std::vector<data::Batch> chunks_;
+  StepContext chunk_context_;
   std::unique_ptr<TaskHead> head_;
   sentence::SentenceHead* sentence_head_ = nullptr;  // head_, when it is one
 };

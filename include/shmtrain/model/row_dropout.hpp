@@ -19,6 +19,10 @@ namespace shmtrain::model {
 // (kTokens: row b is its tokens), or one vector per row (kOnePerRow: a head's pooled rows).
 enum class RowUnit { kTokens, kOnePerRow };
 
+// Row b's id for its dropout masks: batch.row_ids[b], or, in a batch built without row ids
+// (benchmarks, tests), its place after the worker's rows: rank * batch.batch + b.
+std::uint64_t dropout_row_id(const data::Batch& batch, const StepContext& context, std::int64_t row);
+
 class RowDropout {
  public:
   // REQUIRES: batch outlives this object.

@@ -58,20 +58,34 @@ std::unique_ptr<EmbeddingLoss> SentenceHead::make_loss(std::int64_t examples, st
 }
 
 float SentenceHead::forward(const float* hidden, const data::Batch& batch, const StepContext& context) {
+  begin_batch(batch);
+  embed_rows(hidden, batch, 0);
+  return context.train ? loss(batch) : std::numeric_limits<float>::quiet_NaN();
+}
+
+void SentenceHead::begin_batch(const data::Batch& batch) {
   batch_ = &batch;
+  fit(pooled_, batch.batch * config_.hidden_size);
+  fit(embeddings_, batch.batch * config_.hidden_size);
+}
+
+void SentenceHead::embed_rows(const float* hidden, const data::Batch& rows, std::int64_t first_row) {
+  const std::int64_t h = config_.hidden_size;
+  float* pooled = pooled_.data() + first_row * h;
+  float* embeddings = embeddings_.data() + first_row * h;
+  pooling_.forward(pooled, hidden, rows, h);
+  if (config_.sentence.normalize) {
+    normalize_rows_forward(embeddings, h, pooled, h, rows.batch, h);
+  } else {
+    std::copy(pooled, pooled + rows.batch * h, embeddings);
+  }
+}
+
+float SentenceHead::loss(const data::Batch& batch) {
   const std::int64_t h = config_.hidden_size;
   const std::int64_t rows = batch.batch;
   const std::int64_t texts = std::max<std::int64_t>(batch.choices, 1);
   const std::int64_t examples = rows / texts;
-  fit(pooled_, rows * h);
-  fit(embeddings_, rows * h);
-  pooling_.forward(pooled_.data(), hidden, batch, h);
-  if (config_.sentence.normalize) {
-    normalize_rows_forward(embeddings_.data(), h, pooled_.data(), h, rows, h);
-  } else {
-    std::copy(pooled_.begin(), pooled_.begin() + rows * h, embeddings_.begin());
-  }
-  if (!context.train) return std::numeric_limits<float>::quiet_NaN();
 
   // The loss's matrix: anchors (column 0) then the candidates (columns 1.., column-major; every
   // worker's with the exchange), or the pairs' two columns.
@@ -125,19 +139,21 @@ float SentenceHead::forward(const float* hidden, const data::Batch& batch, const
   return static_cast<float>(value) * batch.loss_weight;
 }
 
-void SentenceHead::backward(float* dhidden, float loss_scale) {
-  const data::Batch& batch = *batch_;
+void SentenceHead::backward(float* dhidden, float loss_scale) { backward_rows(dhidden, *batch_, 0, loss_scale); }
+
+void SentenceHead::backward_rows(float* dhidden, const data::Batch& rows, std::int64_t first_row, float loss_scale) {
   const std::int64_t h = config_.hidden_size;
-  const std::int64_t rows = batch.batch;
-  std::fill(dhidden, dhidden + batch.tokens() * h, 0.0f);
-  std::vector<float> dpooled(static_cast<std::size_t>(rows * h), 0.0f);
+  const std::int64_t n = rows.batch * h;
+  std::fill(dhidden, dhidden + rows.tokens() * h, 0.0f);
+  std::vector<float> dpooled(static_cast<std::size_t>(n), 0.0f);
+  const float* dembeddings = dembeddings_.data() + first_row * h;
   if (config_.sentence.normalize) {
-    normalize_rows_backward_add(dpooled.data(), h, pooled_.data(), h, dembeddings_.data(), h, rows, h);
+    normalize_rows_backward_add(dpooled.data(), h, pooled_.data() + first_row * h, h, dembeddings, h, rows.batch, h);
   } else {
-    std::copy(dembeddings_.begin(), dembeddings_.begin() + rows * h, dpooled.begin());
+    std::copy(dembeddings, dembeddings + n, dpooled.begin());
   }
   for (float& v : dpooled) v *= loss_scale;
-  pooling_.backward_add(dhidden, dpooled.data(), batch, h);
+  pooling_.backward_add(dhidden, dpooled.data(), rows, h);
 }
 
 }  // namespace shmtrain::model::sentence

@@ -35,6 +35,15 @@ class SentenceHead final : public TaskHead {
   std::span<const float> row_logits(std::int64_t b) const override;
   std::int64_t first_offset() const override { return end_offset_; }
 
+  // GradCache (CachedMultipleNegativesRankingLoss): forward and backward a chunk of rows at a
+  // time. begin_batch, embed_rows for each chunk (its first row's place in the batch), loss
+  // over the whole batch (its gradient on every embedding kept), then backward_rows for each
+  // chunk, its hidden states computed again. forward() is all of it at once.
+  void begin_batch(const data::Batch& batch);
+  void embed_rows(const float* hidden, const data::Batch& rows, std::int64_t first_row);
+  float loss(const data::Batch& batch);
+  void backward_rows(float* dhidden, const data::Batch& rows, std::int64_t first_row, float loss_scale);
+
  private:
   std::unique_ptr<EmbeddingLoss> make_loss(std::int64_t examples, std::int64_t texts, const data::Batch& batch,
                                            std::int64_t& candidate_rows);
