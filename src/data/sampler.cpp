@@ -3,6 +3,7 @@
 #include "shmtrain/data/sampler.hpp"
 
 #include <algorithm>
+#include <unordered_set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -88,6 +89,46 @@ std::vector<std::int64_t> length_grouped_indices(const std::vector<std::int64_t>
   }
   if (n > 0) std::swap(order[0], order[static_cast<std::size_t>(longest_mega_batch)]);
   return shard(order, rank, world_size);
+}
+
+std::vector<std::vector<std::int64_t>> no_duplicate_batches(const std::vector<std::vector<std::uint64_t>>& keys,
+                                                            const std::vector<std::int64_t>& order,
+                                                            std::int64_t batch_size) {
+  if (batch_size < 1) throw Error(fmt::format("no_duplicate_batches: batch_size {} is below 1", batch_size));
+  for (const std::int64_t row : order) {
+    if (row < 0 || static_cast<std::size_t>(row) >= keys.size()) {
+      throw Error(fmt::format("no_duplicate_batches: row {} of {} rows", row, keys.size()));
+    }
+  }
+  // The rows not yet taken, in order, as a linked list: a taken row is unlinked in O(1), and a
+  // skipped one keeps its place for the next batch's scan.
+  const std::size_t n = order.size();
+  std::vector<std::size_t> next(n + 1);  // position n is the list's head
+  for (std::size_t p = 0; p < n; ++p) next[p] = p + 1 == n ? n : p + 1;
+  next[n] = n == 0 ? n : 0;
+  std::vector<std::vector<std::int64_t>> batches;
+  std::unordered_set<std::uint64_t> texts;
+  while (next[n] != n) {
+    std::vector<std::int64_t> batch;
+    texts.clear();
+    std::size_t previous = n;
+    for (std::size_t p = next[n]; p != n;) {
+      const std::vector<std::uint64_t>& row_keys = keys[static_cast<std::size_t>(order[p])];
+      const bool clash = std::any_of(row_keys.begin(), row_keys.end(), [&](std::uint64_t k) { return texts.count(k) > 0; });
+      if (clash) {
+        previous = p;
+        p = next[p];
+        continue;
+      }
+      batch.push_back(order[p]);
+      next[previous] = next[p];  // unlink p; `previous` stays the last row kept in the list
+      p = next[p];
+      if (static_cast<std::int64_t>(batch.size()) == batch_size) break;
+      texts.insert(row_keys.begin(), row_keys.end());
+    }
+    batches.push_back(std::move(batch));
+  }
+  return batches;
 }
 
 }  // namespace shmtrain::data

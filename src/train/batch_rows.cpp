@@ -11,6 +11,7 @@ BatchRows::BatchRows(const data::Dataset& dataset, const BatchRowsOptions& optio
     : options_(options), rank_(rank), world_size_(world_size) {
   for (const data::Example& example : dataset.examples) {
     lengths_.push_back(static_cast<std::int64_t>(example.input_ids.size()));
+    if (options_.no_duplicates) keys_.push_back(example.text_keys);
   }
 }
 
@@ -32,6 +33,22 @@ std::vector<std::int64_t> BatchRows::slice(const std::vector<std::int64_t>& orde
 }
 
 std::vector<std::int64_t> BatchRows::rows(std::int64_t epoch, std::int64_t batch) {
+  if (options_.no_duplicates) {
+    if (epoch_ != epoch) {
+      const auto n = static_cast<std::int64_t>(lengths_.size());
+      unique_batches_ = data::no_duplicate_batches(
+          keys_, data::epoch_indices(n, options_.shuffle, options_.seed, epoch, 0, 1), options_.batch_size);
+      left_out_ = 0;
+      const auto dealt = static_cast<std::size_t>(options_.batches_per_epoch * world_size_);
+      for (std::size_t b = dealt; b < unique_batches_.size(); ++b) {
+        left_out_ += static_cast<std::int64_t>(unique_batches_[b].size());
+      }
+      epoch_ = epoch;
+    }
+    if (unique_batches_.empty()) return {};
+    const auto position = static_cast<std::size_t>(batch * world_size_ + rank_);
+    return unique_batches_[position % unique_batches_.size()];
+  }
   const bool balance = options_.balance_tokens && world_size_ > 1;
   if (epoch_ != epoch) {
     orders_.clear();

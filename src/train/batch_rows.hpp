@@ -3,7 +3,14 @@
 // order is DistributedSampler's (data/sampler.hpp), or Hugging Face's LengthGroupedSampler's
 // with --group_by_length; with --balance_tokens the rows of one global micro-batch (every
 // worker's share of it) are dealt again so that the workers get about the same number of
-// tokens (data/token_balance.hpp), each keeping its row count.
+// tokens (data/token_balance.hpp), each keeping its row count. With --batch_sampler
+// no_duplicates the epoch's order (shuffled or not) is cut into sentence-transformers'
+// NoDuplicatesBatchSampler batches (data/sampler.hpp: no text twice in a batch), dealt to the
+// workers in turn as accelerate deals a batch sampler's batches (worker r takes batches r,
+// r + P, ...; the last round filled from the first batches again); the step plan's count of
+// micro-batches (ceil(rows / P / batch_size), as the sampler's __len__) ends the epoch, and the
+// rows of any batches past it (rows that could only share a batch with a duplicate) are left
+// out of that epoch: left_out() tells how many.
 #include <cstdint>
 #include <vector>
 
@@ -15,6 +22,8 @@ struct BatchRowsOptions {
   bool shuffle = true;
   bool group_by_length = false;
   bool balance_tokens = false;
+  bool no_duplicates = false;
+  std::int64_t batches_per_epoch = 0;  // no_duplicates: the step plan's micro-batches per worker
   std::int64_t batch_size = 8;  // per worker
   std::uint64_t seed = 42;
 };
@@ -26,6 +35,8 @@ class BatchRows {
 
   // This worker's rows of micro-batch `batch` of `epoch` (fewer than batch_size at an epoch's end).
   std::vector<std::int64_t> rows(std::int64_t epoch, std::int64_t batch);
+  // no_duplicates: the rows the last epoch rows() was asked for leaves out; 0 otherwise.
+  std::int64_t left_out() const { return left_out_; }
 
  private:
   std::vector<std::int64_t> order_of(std::int64_t epoch, int rank) const;
@@ -38,6 +49,9 @@ class BatchRows {
   std::int64_t epoch_ = -1;
   // The epoch's order for every worker (balance_tokens) or for this one only.
   std::vector<std::vector<std::int64_t>> orders_;
+  std::vector<std::vector<std::uint64_t>> keys_;            // no_duplicates: each row's text keys
+  std::vector<std::vector<std::int64_t>> unique_batches_;  // no_duplicates: the epoch's batches
+  std::int64_t left_out_ = 0;
 };
 
 }  // namespace shmtrain::train

@@ -124,8 +124,13 @@ model::sentence::SentenceOptions sentence_options(const TrainOptions& options, c
     fail_input("--loss {}: --per_device_train_batch_size {} leaves an anchor no in-batch negative; give 2 or more",
                st::sentence_loss_name(s.loss), options.per_device_train_batch_size);
   }
-  if (options.batch_sampler != "batch_sampler") {
-    fail_input("--batch_sampler {}: only batch_sampler is built yet (no_duplicates is not)", options.batch_sampler);
+  if (options.batch_sampler != "batch_sampler" && options.batch_sampler != "no_duplicates") {
+    fail_input("--batch_sampler {}: batch_sampler (the default) or no_duplicates", options.batch_sampler);
+  }
+  // --balance_tokens (on by default) deals a global batch's rows again: no_duplicates' batches
+  // are kept as the sampler makes them instead.
+  if (options.batch_sampler == "no_duplicates" && options.group_by_length) {
+    fail_input("--batch_sampler no_duplicates makes its own batches; it does not combine with --group_by_length");
   }
   return s;
 }
@@ -252,6 +257,9 @@ RunInputs load_run_inputs(const TrainOptions& given) {
   data_options.validation_split_percentage = options.validation_split_percentage;
   data_options.seed = static_cast<std::uint64_t>(options.seed);
   const bool sentence = data_options.task_name == "sentence-embedding";
+  if (!sentence && options.batch_sampler != "batch_sampler") {
+    fail_input("--batch_sampler {}: a sentence-embedding option (--task_name sentence-embedding)", options.batch_sampler);
+  }
   if (sentence) {
     config.sentence = sentence_options(options, config, config_path.parent_path(), max_seq_length);
     data_options.scored_pairs = model::sentence::scores_pairs(config.sentence.loss);

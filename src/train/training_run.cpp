@@ -134,6 +134,11 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
   double flops = 0;
   for (std::int64_t i = 0; i < micro_batches; ++i) {
     const std::vector<std::int64_t> rows = rows_->rows(state_.epoch_index, state_.batches_done + i);
+    if (state_.batches_done + i == 0 && rows_->left_out() > 0) {
+      print_line(fmt::format("--batch_sampler no_duplicates: epoch {} leaves out {} rows that could only share a "
+                             "batch with a duplicate of one of their texts",
+                             state_.epoch_index + 1, rows_->left_out()));
+    }
     batches.push_back(data::collate(train, rows, static_cast<std::size_t>(inputs_.max_seq_length),
                                     options_.batch_padding(), inputs_.tokenizer->pad_id(),
                                     inputs_.task->target()));
@@ -205,6 +210,8 @@ void TrainingRun::train(const StepPlan& plan, TrainSummary& summary) {
                 BatchRowsOptions{.shuffle = options_.shuffle,
                                  .group_by_length = options_.group_by_length,
                                  .balance_tokens = options_.balance_tokens,
+                                 .no_duplicates = options_.batch_sampler == "no_duplicates",
+                                 .batches_per_epoch = plan.batches_per_epoch,
                                  .batch_size = options_.per_device_train_batch_size,
                                  .seed = static_cast<std::uint64_t>(options_.seed)},
                 comm_.rank(), comm_.size());

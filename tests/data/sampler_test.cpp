@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <numeric>
+#include <random>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -101,6 +103,63 @@ TEST(DataSampler, EmptyAndInvalidArguments) {
   EXPECT_THROW(epoch_indices(5, true, 1, 0, -1, 2), Error);
   EXPECT_THROW(epoch_indices(5, true, 1, 0, 0, 0), Error);
   EXPECT_THROW(epoch_indices(-1, true, 1, 0, 0, 1), Error);
+}
+
+// NoDuplicatesBatchSampler.__iter__ as its source writes it: a list of the remaining indices in
+// order, each batch scanning it from the start; the batch's rows then removed from the list.
+std::vector<Indices> no_duplicates_as_written(const std::vector<std::vector<std::uint64_t>>& keys, Indices remaining,
+                                              std::int64_t batch_size) {
+  std::vector<Indices> batches;
+  while (!remaining.empty()) {
+    std::set<std::uint64_t> batch_values;
+    Indices batch;
+    for (const std::int64_t index : remaining) {
+      const auto& values = keys[static_cast<std::size_t>(index)];
+      if (std::any_of(values.begin(), values.end(), [&](std::uint64_t v) { return batch_values.count(v) > 0; })) continue;
+      batch.push_back(index);
+      if (static_cast<std::int64_t>(batch.size()) == batch_size) break;
+      batch_values.insert(values.begin(), values.end());
+    }
+    batches.push_back(batch);
+    std::erase_if(remaining, [&](std::int64_t i) { return std::find(batch.begin(), batch.end(), i) != batch.end(); });
+  }
+  return batches;
+}
+
+TEST(NoDuplicateBatches, KeepsTextsApartAsTheSamplerDoes) {
+  // Anchors shared by three rows, positives by two, and a row whose negative is its own anchor.
+  const std::vector<std::vector<std::uint64_t>> keys = {{1, 10, 20}, {1, 11, 21}, {2, 10, 22}, {3, 12, 3}, {1, 13, 23}};
+  const std::vector<Indices> batches = no_duplicate_batches(keys, {0, 1, 2, 3, 4}, 2);
+  EXPECT_EQ(batches, (std::vector<Indices>{{0, 3}, {1, 2}, {4}}));
+  EXPECT_EQ(no_duplicate_batches(keys, {4, 3, 2, 1, 0}, 3), (std::vector<Indices>{{4, 3, 2}, {1}, {0}}));
+  EXPECT_TRUE(no_duplicate_batches(keys, {}, 2).empty());
+  EXPECT_THROW(no_duplicate_batches(keys, {0}, 0), Error);
+  EXPECT_THROW(no_duplicate_batches(keys, {5}, 2), Error);
+}
+
+TEST(NoDuplicateBatches, EqualsTheSamplersLoopOnRandomData) {
+  std::mt19937 random(11);
+  for (const std::int64_t batch_size : {1, 3, 8, 64}) {
+    std::vector<std::vector<std::uint64_t>> keys(500);
+    std::uniform_int_distribution<std::uint64_t> text(0, 300);  // many repeated texts
+    for (auto& row : keys) row = {text(random), text(random) + 1000, text(random) + 1000};
+    const Indices order = random_permutation(500, static_cast<std::uint64_t>(batch_size));
+    const std::vector<Indices> batches = no_duplicate_batches(keys, order, batch_size);
+    EXPECT_EQ(batches, no_duplicates_as_written(keys, order, batch_size)) << "batch size " << batch_size;
+    Indices all;
+    for (const Indices& b : batches) {
+      ASSERT_LE(static_cast<std::int64_t>(b.size()), batch_size);
+      std::set<std::uint64_t> seen;
+      for (const std::int64_t row : b) {
+        for (const std::uint64_t k : std::set<std::uint64_t>(keys[row].begin(), keys[row].end())) {
+          EXPECT_TRUE(seen.insert(k).second) << "text " << k << " twice in a batch";
+        }
+      }
+      all.insert(all.end(), b.begin(), b.end());
+    }
+    std::sort(all.begin(), all.end());
+    EXPECT_EQ(all, iota(500));
+  }
 }
 
 }  // namespace

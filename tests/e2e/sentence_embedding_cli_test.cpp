@@ -133,6 +133,58 @@ TEST(SentencePrompts, AreTheTextsPrefixed) {
   EXPECT_NE(bad.err.find("--prompts: column 'query' is not a text column of"), std::string::npos) << bad.output();
 }
 
+// --batch_sampler no_duplicates (NoDuplicatesBatchSampler): row 1 shares row 0's anchor and row 2
+// its positive, so the sampler's batches of 4 are rows 0, 3, 4, 5 and then 1, 2, 6, 7 (each scan
+// skips the rows that repeat a text of the batch): the run trains as the default sampler does on
+// the file in that order. Eight rows sharing one anchor make eight batches of one, and the epoch
+// of two planned batches says it leaves six rows out.
+TEST(SentenceNoDuplicates, BatchesAreTheSamplersAndTrainAsThatOrder) {
+  const TempDir dir;
+  std::ifstream in(fixture() / "mnrl_triplets.jsonl");
+  std::vector<nlohmann::ordered_json> rows;
+  for (std::string line; rows.size() < 8 && std::getline(in, line);) rows.push_back(nlohmann::ordered_json::parse(line));
+  rows[1]["anchor"] = rows[0]["anchor"];
+  rows[2]["positive"] = rows[0]["positive"];
+  std::string file, reordered, one_anchor;
+  for (const nlohmann::ordered_json& row : rows) file += row.dump() + "\n";
+  for (const int r : {0, 3, 4, 5, 1, 2, 6, 7}) reordered += rows[static_cast<std::size_t>(r)].dump() + "\n";
+  for (nlohmann::ordered_json row : rows) {
+    row["anchor"] = rows[0]["anchor"];
+    one_anchor += row.dump() + "\n";
+  }
+  write_file(dir / "file.jsonl", file);
+  write_file(dir / "reordered.jsonl", reordered);
+  write_file(dir / "one_anchor.jsonl", one_anchor);
+  auto run = [&](const std::string& name, const std::string& data, const std::string& extra) {
+    const CliRun r = run_shmtrain("train --task_name sentence-embedding --do_train --model_name_or_path " +
+                                  fixture().string() + " --train_file " + (dir / data).string() + " --output_dir " +
+                                  (dir / name).string() +
+                                  " --max_seq_length 32 --per_device_train_batch_size 4 --num_train_epochs 1 "
+                                  "--shuffle false --logging_steps 1 --save_steps 0 --disable_tqdm" + extra);
+    EXPECT_EQ(r.exit_code, 0) << r.output();
+    return r;
+  };
+  run("sampled", "file.jsonl", " --batch_sampler no_duplicates");
+  run("in_order", "reordered.jsonl", "");
+  run("plain", "file.jsonl", "");
+  const auto sampled = losses_of(dir / "sampled");
+  ASSERT_EQ(sampled.size(), 2u);
+  EXPECT_EQ(sampled, losses_of(dir / "in_order"));
+  EXPECT_NE(sampled, losses_of(dir / "plain"));
+
+  const CliRun crowded = run("crowded", "one_anchor.jsonl", " --batch_sampler no_duplicates");
+  EXPECT_NE(crowded.output().find("--batch_sampler no_duplicates: epoch 1 leaves out 6 rows"), std::string::npos)
+      << crowded.output();
+  EXPECT_EQ(losses_of(dir / "crowded").size(), 2u);
+
+  const CliRun bad = run_shmtrain("train --task_name sentence-embedding --do_train --model_name_or_path " +
+                                  fixture().string() + " --train_file " + (dir / "file.jsonl").string() +
+                                  " --output_dir " + (dir / "bad").string() + " --batch_sampler round_robin");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--batch_sampler round_robin: batch_sampler (the default) or no_duplicates"),
+            std::string::npos) << bad.output();
+}
+
 // In-batch negatives across workers: 2 workers x 4 examples gathering every worker's positives
 // and negatives are 1 worker x 8 (the same global batch as the negative pool), dropout on (each
 // text's masks are keyed by its row); MNRL, Matryoshka(MNRL) and CachedMNRL.

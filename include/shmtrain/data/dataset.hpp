@@ -24,6 +24,9 @@ struct Example {
   // Multiple choice: the choices' rows laid end to end in the three arrays above, choice c
   // being choice_lengths[c] tokens; label is the right choice. Empty elsewhere.
   std::vector<std::int32_t> choice_lengths = {};
+  // Sentence embeddings: a key per text (a hash of the text as the file has it, before any
+  // prompt), for --batch_sampler no_duplicates. Empty elsewhere.
+  std::vector<std::uint64_t> text_keys = {};
 };
 
 // PyTorch's CrossEntropyLoss ignore_index, the label of tokens that take no loss.

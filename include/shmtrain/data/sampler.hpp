@@ -28,6 +28,16 @@ std::vector<std::int64_t> length_grouped_indices(const std::vector<std::int64_t>
                                                  std::int64_t batch_size, std::uint64_t seed,
                                                  std::int64_t epoch, int rank, int world_size);
 
+// --batch_sampler no_duplicates: sentence-transformers' NoDuplicatesBatchSampler over `order`
+// (an epoch's permutation of the rows). Each batch scans the rows not yet taken, in order, and
+// takes a row unless one of its texts (keys[row]: a key per text, equal texts equal keys) is
+// already in the batch, until it holds batch_size rows; a batch that runs out of rows is
+// kept short. Every row lands in exactly one batch, in the order the batches are filled.
+// REQUIRES: batch_size >= 1, every index of order < keys.size() (else throws Error).
+std::vector<std::vector<std::int64_t>> no_duplicate_batches(const std::vector<std::vector<std::uint64_t>>& keys,
+                                                            const std::vector<std::int64_t>& order,
+                                                            std::int64_t batch_size);
+
 // The permutation epoch_indices shuffles by: Fisher-Yates, for i = n-1 down to 1 swapping
 // i with j uniform in [0, i], j drawn from SplitMix64(seed) by rejection (no modulo bias).
 std::vector<std::int64_t> random_permutation(std::int64_t n, std::uint64_t seed);

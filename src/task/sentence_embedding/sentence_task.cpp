@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <functional>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -107,6 +109,7 @@ TextRows text_rows(const data::Table& table, const text::Tokenizer& tokenizer, s
     text::Encoding encoding;
     for (std::size_t k = 0; k < text_columns.size(); ++k) {
       const std::string& text = read_text(table, record, text_columns[k]);
+      example.text_keys.push_back(std::hash<std::string>{}(text));
       tokenizer.encode(column_prompts[k].empty() ? text : column_prompts[k] + text, std::nullopt,
                        text::EncodeOptions{max_seq_length, false}, encoding);
       data::append_text(example, encoding);
