@@ -140,10 +140,16 @@ std::vector<OptionSpec> make_table() {
              "(\"query: \"), or a JSON object of column -> prefix ({\"anchor\": \"query: \", \"positive\": "
              "\"passage: \"})"),
       option("ir_eval_dir", &TrainOptions::ir_eval_dir, data,
-             "sentence-embedding: a BEIR folder (corpus.jsonl, queries.jsonl, qrels/dev.tsv) ranked at every "
-             "evaluation as InformationRetrievalEvaluator does (cosine accuracy@k, ndcg@10, mrr@10, map@100, ...)"),
+             "sentence-embedding: a BEIR folder (corpus.jsonl, queries.jsonl, qrels/dev.tsv), or a NanoBEIR-style "
+             "Hub dataset id in the local cache (configs corpus, queries, qrels), ranked at every evaluation as "
+             "InformationRetrievalEvaluator does (cosine accuracy@k, ndcg@10, mrr@10, map@100, ...)"),
       option("ir_eval_name", &TrainOptions::ir_eval_name, data,
-             "sentence-embedding: the retrieval evaluator's name in the metrics (default: the folder's name)"),
+             "sentence-embedding: the retrieval evaluator's name in the metrics (default: the folder's or "
+             "dataset's name)"),
+      option("ir_query_prompt", &TrainOptions::ir_query_prompt, data,
+             "sentence-embedding: the retrieval evaluation's prefix before each query (its query_prompt)"),
+      option("ir_corpus_prompt", &TrainOptions::ir_corpus_prompt, data,
+             "sentence-embedding: the retrieval evaluation's prefix before each document (its corpus_prompt)"),
       option("preprocessing_num_workers", &TrainOptions::preprocessing_num_workers, data,
              "accepted for run_mlm/run_swag commands; tokenization already uses every core"),
 

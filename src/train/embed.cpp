@@ -88,9 +88,11 @@ std::unique_ptr<EmbeddingModel> load_embedding_model(const EmbeddingModelOptions
   out->grads.assign(out->params.size(), 0.0f);
   model::load_model_weights(weights, out->table, out->params, out->config, 0);
   out->model = std::make_unique<model::EncoderModel>(out->config, out->table, out->params, out->grads);
-  const std::optional<bool> lower = options.do_lower_case ? options.do_lower_case
-                                    : folder              ? folder->do_lower_case
-                                                          : std::nullopt;
+  // sentence_bert_config.json's do_lower_case true lowercases the texts before the tokenizer;
+  // false leaves them to the tokenizer's own setting (a BERT-uncased vocabulary still lowercases).
+  const std::optional<bool> lower = options.do_lower_case                      ? options.do_lower_case
+                                    : folder && folder->do_lower_case == true ? std::optional<bool>(true)
+                                                                               : std::nullopt;
   out->tokenizer = text::load_tokenizer(options.folder, lower);
   return out;
 }

@@ -95,14 +95,48 @@ std::optional<HubDataset> resolve_hub_dataset(const TrainOptions& options) {
     } catch (const InputError&) {
       if (out.splits.train.empty()) out.splits.train = io::resolve_dataset_split(name, "train", lookup);
     }
+  } else if (options.do_eval && !mnli) {
+    // A dataset without a `validation` split evaluates on its `dev` split (sentence-transformers'
+    // datasets, all-nli among them, name it so); the error names the splits the cache has.
+    std::string split = "validation";
+    try {
+      out.splits.validation = io::resolve_dataset_split(name, split, lookup);
+    } catch (const InputError&) {
+      const std::vector<std::string> cached = io::dataset_splits(name, lookup);
+      if (std::find(cached.begin(), cached.end(), "dev") == cached.end()) throw;
+      split = "dev";
+      out.splits.validation = io::resolve_dataset_split(name, split, lookup);
+    }
+    out.splits.validation_name = name.repo_id.substr(name.repo_id.rfind('/') + 1) + "-" + split;
   } else if (options.do_eval) {
-    out.splits.validation = io::resolve_dataset_split(name, mnli ? "validation_matched" : "validation", lookup);
+    out.splits.validation = io::resolve_dataset_split(name, "validation_matched", lookup);
     if (mnli) out.splits.validation_mismatched = io::resolve_dataset_split(name, "validation_mismatched", lookup);
   }
   if (options.do_predict && options.test_file.empty()) {
     out.splits.test = io::resolve_dataset_split(name, mnli ? "test_matched" : "test", lookup);
   }
   return out;
+}
+
+std::optional<task::RetrievalHub> resolve_retrieval_hub(const TrainOptions& options) {
+  std::error_code error;
+  const std::string id = options.ir_eval_dir.string();
+  if (!options.do_eval || id.empty() || fs::exists(options.ir_eval_dir, error) || !io::is_hub_repo_id(id)) {
+    return std::nullopt;
+  }
+  const io::HubLookup lookup = lookup_of(options, "main");
+  task::RetrievalHub hub;
+  hub.repo_id = id;
+  try {
+    hub.corpus = io::resolve_dataset_split(io::canonical_dataset(id, "corpus"), "train", lookup);
+    hub.queries = io::resolve_dataset_split(io::canonical_dataset(id, "queries"), "train", lookup);
+    hub.qrels = io::resolve_dataset_split(io::canonical_dataset(id, "qrels"), "train", lookup);
+  } catch (const InputError& e) {
+    fail_input("--ir_eval_dir {}: no such folder here, and no NanoBEIR-style dataset (configs corpus, queries, "
+               "qrels) in the local Hugging Face cache: {}",
+               id, e.what());
+  }
+  return hub;
 }
 
 }  // namespace shmtrain::train

@@ -267,6 +267,9 @@ RunInputs load_run_inputs(const TrainOptions& given) {
     data_options.eval_name = options.eval_name;
     data_options.prompts = parse_prompts(options.prompts);
     data_options.ir_eval_dir = options.ir_eval_dir;
+    data_options.ir_eval_hub = resolve_retrieval_hub(options);
+    data_options.ir_query_prompt = options.ir_query_prompt;
+    data_options.ir_corpus_prompt = options.ir_corpus_prompt;
     data_options.ir_eval_name = options.ir_eval_name;
   }
   for (std::size_t begin = 0; begin < options.label_names.size();) {

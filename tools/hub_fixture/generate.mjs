@@ -1,6 +1,7 @@
 // Writes tests/fixtures/hub/: small splits of nyu-mll/glue (mrpc), rajpurkar/squad,
-// rajpurkar/squad_v2, eriktks/conll2003, Salesforce/wikitext (wikitext-2-raw-v1) and allenai/swag
-// (regular) as parquet files laid out as the Hub stores them
+// rajpurkar/squad_v2, eriktks/conll2003, Salesforce/wikitext (wikitext-2-raw-v1), allenai/swag
+// (regular), sentence-transformers/all-nli (triplet: train and dev) and a NanoBEIR-style set
+// (nano_paraphrase: corpus, queries, qrels) as parquet files laid out as the Hub stores them
 // (<config>/<split>-00000-of-00001.parquet, with the `huggingface` features metadata that
 // `datasets` writes), made from the test suite's own data with an independent writer: the Rust
 // arrow/parquet crates compiled to WebAssembly (npm parquet-wasm) fed by Arrow JS. The tests
@@ -227,4 +228,50 @@ const swagFeatures = {...Object.fromEntries(swagStrings.map((name) => [name, val
   write('swag/regular/validation-00000-of-00001.parquet', swagFields, swagRows(dev.slice(0, 32), true),
         swagFeatures);
   write('swag/regular/test-00000-of-00001.parquet', swagFields, swagRows(dev.slice(32, 64), false), swagFeatures);
+}
+
+// sentence-transformers/all-nli, config triplet (anchor, positive, negative; splits train, dev and
+// test as the Hub has them, no `validation`), from the demo's paraphrase pairs: a Quality 1 pair's
+// two sentences as anchor and positive, the #2 string of a Quality 0 pair of the same file as the
+// negative.
+function tripletRows(tsv, count) {
+  const rows = fs.readFileSync(tsv, 'utf8').split('\n').slice(1).filter((l) => l.length > 0).map((l) => l.split('\t'));
+  const positives = rows.filter((f) => f[0] === '1');
+  const negatives = rows.filter((f) => f[0] === '0').map((f) => f[4]);
+  return positives.slice(0, count).map((f, i) => ({anchor: f[3], positive: f[4], negative: negatives[i]}));
+}
+const tripletFields = ['anchor', 'positive', 'negative'].map((name) => [name, new Utf8()]);
+const tripletFeatures = Object.fromEntries(['anchor', 'positive', 'negative'].map((name) => [name, value('string')]));
+{
+  const train = tripletRows('demo/paraphrase/train.tsv', 64);
+  const dev = tripletRows('demo/paraphrase/dev.tsv', 48);
+  write('all-nli/triplet/train-00000-of-00001.parquet', tripletFields, train, tripletFeatures);
+  write('all-nli/triplet/dev-00000-of-00001.parquet', tripletFields, dev.slice(0, 24), tripletFeatures);
+  write('all-nli/triplet/test-00000-of-00001.parquet', tripletFields, dev.slice(24), tripletFeatures);
+}
+
+// A NanoBEIR-style retrieval set (zeta-alpha-ai/NanoMSMARCO's layout: configs corpus {_id, text},
+// queries {_id, text} and qrels {query-id, corpus-id}, each a train split), from the demo's dev
+// paraphrase pairs: query q<i> is a pair's #1 string, its relevant document d<i> the #2 string,
+// and every third query has a second relevant document, the next pair's. Document d5's text is
+// empty (NanoBEIREvaluator drops it, and query q5 keeps it as an unretrievable relevant one beside
+// d6); query q9 has no judgement; documents d40.. are distractors no query is judged against.
+{
+  const pairs = paraphrasePairs('demo/paraphrase/dev.tsv');
+  const corpus = pairs.slice(0, 48).map((p, i) => ({_id: `d${i}`, text: i === 5 ? '' : p.s2}));
+  const queries = pairs.slice(0, 40).map((p, i) => ({_id: `q${i}`, text: p.s1}));
+  const qrels = [];
+  for (let i = 0; i < 40; ++i) {
+    if (i === 9) continue;
+    qrels.push({'query-id': `q${i}`, 'corpus-id': `d${i}`});
+    if (i % 3 === 2 || i === 5) qrels.push({'query-id': `q${i}`, 'corpus-id': `d${i + 1}`});
+  }
+  const strings = (names) => names.map((name) => [name, new Utf8()]);
+  const features = (names) => Object.fromEntries(names.map((name) => [name, value('string')]));
+  write('nano_paraphrase/corpus/train-00000-of-00001.parquet', strings(['_id', 'text']), corpus,
+        features(['_id', 'text']));
+  write('nano_paraphrase/queries/train-00000-of-00001.parquet', strings(['_id', 'text']), queries,
+        features(['_id', 'text']));
+  write('nano_paraphrase/qrels/train-00000-of-00001.parquet', strings(['query-id', 'corpus-id']), qrels,
+        features(['query-id', 'corpus-id']));
 }

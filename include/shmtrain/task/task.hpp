@@ -42,10 +42,19 @@ namespace shmtrain::task {
 // cache: the parquet shards of each split, in shard order. Empty splits are absent.
 struct DatasetSplits {
   std::string name;  // "nyu-mll/glue (mrpc)", for messages
+  std::string validation_name;  // the repo's name and the validation split's: "all-nli-dev"
   std::vector<std::filesystem::path> train;
   std::vector<std::filesystem::path> validation;  // MNLI: validation_matched
   std::vector<std::filesystem::path> test;        // MNLI: test_matched
   std::vector<std::filesystem::path> validation_mismatched;  // MNLI only
+};
+
+// A NanoBEIR-style Hub dataset (sentence-transformers' NanoBEIREvaluator reads its three
+// configs' train split): the parquet shards of its corpus ({_id, text}), queries ({_id, text})
+// and qrels ({query-id, corpus-id}: every pair relevant).
+struct RetrievalHub {
+  std::string repo_id;
+  std::vector<std::filesystem::path> corpus, queries, qrels;
 };
 
 struct TaskOptions {
@@ -86,9 +95,16 @@ struct TaskOptions {
   bool scored_pairs = false;
   std::int64_t embedding_width = 0;
   std::string eval_name;
-  // An information-retrieval evaluation in a BEIR folder, named ir_eval_name ("": the folder's).
+  // An information-retrieval evaluation in a BEIR folder, or in a NanoBEIR-style Hub dataset
+  // (ir_eval_hub, resolved by train: its corpus, queries and qrels configs), named ir_eval_name
+  // ("": the folder's or the dataset's name); its queries and documents prefixed by
+  // ir_query_prompt and ir_corpus_prompt (InformationRetrievalEvaluator's query_prompt and
+  // corpus_prompt).
   std::filesystem::path ir_eval_dir;
+  std::optional<RetrievalHub> ir_eval_hub;
   std::string ir_eval_name;
+  std::string ir_query_prompt;
+  std::string ir_corpus_prompt;
   // sentence-transformers' prompts: column -> prefix put before its texts; the key "" is every
   // column's.
   std::map<std::string, std::string> prompts;

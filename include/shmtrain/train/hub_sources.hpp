@@ -33,4 +33,9 @@ std::string dataset_task_name(const std::string& dataset_name, const std::string
 // the cache lacks, --dataset_name together with data files.
 std::optional<HubDataset> resolve_hub_dataset(const TrainOptions& options);
 
+// --ir_eval_dir naming no folder here but a Hub dataset id: its corpus, queries and qrels
+// configs' train split in the cache (NanoBEIR's layout). nullopt for a folder, an empty flag,
+// or a run that does not evaluate. Throws InputError for a dataset or config the cache lacks.
+std::optional<task::RetrievalHub> resolve_retrieval_hub(const TrainOptions& options);
+
 }  // namespace shmtrain::train

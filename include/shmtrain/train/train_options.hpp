@@ -87,6 +87,8 @@ struct TrainOptions {
   std::string prompts;  // a prefix for every text column, or a JSON object column -> prefix
   std::filesystem::path ir_eval_dir;
   std::string ir_eval_name;
+  std::string ir_query_prompt;
+  std::string ir_corpus_prompt;
 
   // The run.
   std::filesystem::path output_dir;

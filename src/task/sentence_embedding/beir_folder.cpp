@@ -7,6 +7,7 @@
 
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/data/json_lines.hpp"
+#include "shmtrain/data/parquet_split.hpp"
 #include "shmtrain/data/table.hpp"
 
 namespace shmtrain::task {
@@ -107,6 +108,72 @@ RetrievalSet read_beir_folder(const fs::path& folder, const std::string& name) {
     out.relevant.push_back(std::move(relevant[q]));
   }
   if (out.queries.empty()) fail_input("{}: no query has a relevant document", qrels.string());
+  return out;
+}
+
+RetrievalSet read_beir_hub(const RetrievalHub& hub, const std::string& name) {
+  RetrievalSet out;
+  out.name = name.empty() ? hub.repo_id.substr(hub.repo_id.rfind('/') + 1) : name;
+  const std::string empty;
+  // Each config's {_id: text}, the empty texts left out; `dropped` the ids left out.
+  auto texts = [&](const std::vector<fs::path>& shards, const char* config, std::vector<std::string>& ids,
+                   std::vector<std::string>& values, std::set<std::string>& dropped) {
+    const data::Table table = data::json_lines_table(
+        data::read_parquet_split(shards, fmt::format("--ir_eval_dir {} ({})", hub.repo_id, config)).rows);
+    const std::string hint = fmt::format("a NanoBEIR {} row is {{_id, text}}", config);
+    const std::size_t id_column = table.column("_id", hint);
+    const std::size_t text_column = table.column("text", hint);
+    std::unordered_map<std::string, std::int64_t> index;
+    for (const data::Record& record : table.records) {
+      const std::string& id = field(table, record, id_column, false, empty);
+      const std::string& text = field(table, record, text_column, true, empty);
+      if (index.count(id) > 0 || dropped.count(id) > 0) {
+        fail_input("{}:{}: _id '{}' is given twice", table.source, record.line, id);
+      }
+      if (text.empty()) {
+        dropped.insert(id);
+        continue;
+      }
+      index.emplace(id, static_cast<std::int64_t>(ids.size()));
+      ids.push_back(id);
+      values.push_back(text);
+    }
+    return index;
+  };
+  std::set<std::string> empty_documents, empty_queries;
+  const auto corpus_index = texts(hub.corpus, "corpus", out.corpus_ids, out.corpus, empty_documents);
+  std::vector<std::string> query_ids, queries;
+  const auto query_index = texts(hub.queries, "queries", query_ids, queries, empty_queries);
+
+  const data::Table qrels = data::json_lines_table(
+      data::read_parquet_split(hub.qrels, fmt::format("--ir_eval_dir {} (qrels)", hub.repo_id)).rows);
+  const std::string hint = "a NanoBEIR qrels row is {query-id, corpus-id}";
+  const std::size_t q_column = qrels.column("query-id", hint);
+  const std::size_t c_column = qrels.column("corpus-id", hint);
+  std::vector<std::set<std::int64_t>> relevant(query_ids.size());
+  std::unordered_map<std::string, std::int64_t> unretrievable;  // empty documents: -1, -2, ...
+  for (const data::Record& record : qrels.records) {
+    const std::string& q = field(qrels, record, q_column, false, empty);
+    const std::string& c = field(qrels, record, c_column, false, empty);
+    std::int64_t doc = 0;
+    if (const auto found = corpus_index.find(c); found != corpus_index.end()) {
+      doc = found->second;
+    } else if (empty_documents.count(c) > 0) {
+      doc = unretrievable.emplace(c, -1 - static_cast<std::int64_t>(unretrievable.size())).first->second;
+    } else {
+      fail_input("{}:{}: corpus-id '{}' is not in the corpus of {}", qrels.source, record.line, c, hub.repo_id);
+    }
+    const auto query = query_index.find(q);
+    if (query == query_index.end()) continue;  // judged queries the set lacks are not evaluated
+    relevant[static_cast<std::size_t>(query->second)].insert(doc);
+  }
+  for (std::size_t q = 0; q < query_ids.size(); ++q) {
+    if (relevant[q].empty()) continue;
+    out.query_ids.push_back(query_ids[q]);
+    out.queries.push_back(queries[q]);
+    out.relevant.push_back(std::move(relevant[q]));
+  }
+  if (out.queries.empty()) fail_input("--ir_eval_dir {}: no query has a relevant document in its qrels", hub.repo_id);
   return out;
 }
 

@@ -167,11 +167,17 @@ std::unique_ptr<Task> SentenceEmbeddingTask::load(const TaskOptions& options, co
     task->columns_ = rows.columns;
     task->train_ = std::move(rows.dataset);
   }
-  if (need_eval && !options.ir_eval_dir.empty()) {
-    task->retrieval_ = read_beir_folder(options.ir_eval_dir, options.ir_eval_name);
+  const bool retrieval = !options.ir_eval_dir.empty() || options.ir_eval_hub.has_value();
+  if (need_eval && retrieval) {
+    RetrievalSet set = options.ir_eval_hub ? read_beir_hub(*options.ir_eval_hub, options.ir_eval_name)
+                                           : read_beir_folder(options.ir_eval_dir, options.ir_eval_name);
+    // InformationRetrievalEvaluator's query_prompt and corpus_prompt: put before each text.
+    for (std::string& q : set.queries) q = options.ir_query_prompt + q;
+    for (std::string& d : set.corpus) d = options.ir_corpus_prompt + d;
+    task->retrieval_ = std::move(set);
   }
   // With a retrieval set, the validation rows are optional.
-  if (need_eval && (options.ir_eval_dir.empty() || !options.validation_file.empty() || hub != nullptr)) {
+  if (need_eval && (!retrieval || !options.validation_file.empty() || hub != nullptr)) {
     TextRows rows = split(hub ? &hub->validation : nullptr, options.validation_file, "--validation_file",
                           options.max_eval_samples);
     if (need_train && rows.columns.size() != task->columns_.size()) {
@@ -182,7 +188,7 @@ std::unique_ptr<Task> SentenceEmbeddingTask::load(const TaskOptions& options, co
     task->columns_ = rows.columns;
     task->validation_scores_ = std::move(rows.scores);
     task->eval_name_ = !options.eval_name.empty() ? options.eval_name
-                       : hub != nullptr           ? hub->name
+                       : hub != nullptr           ? hub->validation_name
                                                   : options.validation_file.stem().string();
     task->validation_ = std::move(rows.dataset);
   }
