@@ -111,7 +111,7 @@ model::sentence::SentenceOptions sentence_options(const TrainOptions& options, c
   s.gather_across_devices = options.gather_across_devices;
   s.mini_batch_size = options.mini_batch_size;
   s.max_seq_length = max_seq_length;
-  s.do_lower_case = options.do_lower_case.value_or(false);
+  s.do_lower_case = options.do_lower_case.value_or(folder && folder->do_lower_case.value_or(false));
   if (!options.matryoshka_dims.empty()) {
     s.matryoshka_dims = number_list<std::int64_t>(options.matryoshka_dims, "--matryoshka_dims");
     s.matryoshka_weights = number_list<double>(options.matryoshka_weights, "--matryoshka_weights");
@@ -211,8 +211,15 @@ RunInputs load_run_inputs(const TrainOptions& given) {
 
   const fs::path tokenizer_path = options.tokenizer_name.empty() ? options.model_name_or_path : options.tokenizer_name;
   // run_ner loads RoBERTa's tokenizer with add_prefix_space for its pre-split words.
+  // A sentence-transformers folder whose sentence_bert_config.json says do_lower_case true
+  // lowercases its texts before the tokenizer (false leaves them to the tokenizer's setting).
+  std::optional<bool> lower = options.do_lower_case;
+  if (!lower && options.task_name == "sentence-embedding") {
+    const auto folder = model::sentence::read_sentence_transformers_folder(config_path.parent_path());
+    if (folder && folder->do_lower_case == true) lower = true;
+  }
   std::shared_ptr<const text::Tokenizer> tokenizer =
-      text::load_tokenizer(tokenizer_path, options.do_lower_case, options.token_classification());
+      text::load_tokenizer(tokenizer_path, lower, options.token_classification());
   if (static_cast<std::int64_t>(tokenizer->vocab_size()) > config.vocab_size) {
     fail_input("{}: the vocabulary has {} tokens but {} says vocab_size {}", tokenizer->source(),
                tokenizer->vocab_size(), config_path.string(), config.vocab_size);

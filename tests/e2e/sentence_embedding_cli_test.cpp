@@ -3,6 +3,8 @@
 // each loss's losses are PyTorch's at every step; P workers with --gather_across_devices (and
 // 2 MPI hosts) train what 1 worker trains on the whole batch, dropout on; the output folder is
 // a sentence-transformers folder; bad input is an error naming the file, row or flag.
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -183,6 +185,45 @@ TEST(SentenceNoDuplicates, BatchesAreTheSamplersAndTrainAsThatOrder) {
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find("--batch_sampler round_robin: batch_sampler (the default) or no_duplicates"),
             std::string::npos) << bad.output();
+}
+
+// sentence_bert_config.json's do_lower_case: true lowercases the texts before a tokenizer that
+// keeps case (the folder's vocabulary is lower case), so capitalised texts train as their lower
+// case; without the sentence-transformers files, the same capitalised words are [UNK] and the
+// run trains on something else.
+TEST(SentenceFolder, ItsDoLowerCaseLowercasesTheTextsBeforeTheTokenizer) {
+  const TempDir dir;
+  const fs::path cased = dir / "cased";
+  fs::create_directories(cased / "1_Pooling");
+  for (const char* name : {"config.json", "model.safetensors", "vocab.txt"}) fs::copy_file(fixture() / name, cased / name);
+  write_file(cased / "tokenizer_config.json", R"({"do_lower_case": false, "tokenizer_class": "BertTokenizer"})");
+  const fs::path plain = dir / "plain";
+  fs::copy(cased, plain, fs::copy_options::recursive);
+  write_file(cased / "modules.json", R"([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+      {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}])");
+  write_file(cased / "1_Pooling" / "config.json", R"({"word_embedding_dimension": 32, "pooling_mode_mean_tokens": true})");
+  write_file(cased / "sentence_bert_config.json", R"({"max_seq_length": 32, "do_lower_case": true})");
+  std::ifstream in(fixture() / "mnrl_triplets.jsonl");
+  std::string upper;
+  for (std::string line; std::getline(in, line);) {
+    std::transform(line.begin(), line.end(), line.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    upper += line + "\n";
+  }
+  // The column names too are upper case now: ANCHOR, POSITIVE, NEGATIVE (any names do).
+  write_file(dir / "upper.jsonl", upper);
+  auto losses = [&](const fs::path& model, const fs::path& data, const std::string& name) {
+    const CliRun r = run_shmtrain("train --task_name sentence-embedding --do_train --model_name_or_path " + model.string() +
+                                  " --train_file " + data.string() + " --output_dir " + (dir / name).string() +
+                                  " --max_seq_length 32 --per_device_train_batch_size 8 --max_steps 3 --shuffle false "
+                                  "--logging_steps 1 --save_steps 0 --disable_tqdm");
+    EXPECT_EQ(r.exit_code, 0) << r.output();
+    return losses_of(dir / name);
+  };
+  const auto lowered = losses(cased, dir / "upper.jsonl", "lowered");
+  EXPECT_EQ(lowered.size(), 3u);
+  EXPECT_EQ(lowered, losses(plain, fixture() / "mnrl_triplets.jsonl", "lower_file"));
+  EXPECT_NE(lowered, losses(plain, dir / "upper.jsonl", "unknown_words"));
+  EXPECT_EQ(nlohmann::json::parse(read_file(dir / "lowered" / "sentence_bert_config.json"))["do_lower_case"], true);
 }
 
 // In-batch negatives across workers: 2 workers x 4 examples gathering every worker's positives
