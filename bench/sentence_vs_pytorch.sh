@@ -47,7 +47,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 $python tools/torch_sentence_embedding.py --write-inputs "$work" --model "$model"
 
-# One shmtrain training run; prints its metrics.jsonl path after the run, and a line "PEAK_RSS_GIB x".
+# One shmtrain training run into $work/NAME: its metrics.jsonl there, its peak RSS (GiB) in $work/NAME.rss.
 shmtrain_run() {  # name, batch, extra flags...
   local name=$1 rows=$2
   shift 2

@@ -114,7 +114,9 @@ std::vector<OptionSpec> make_table() {
              "mlm: without a validation split or file, evaluate on this first percentage of train (and train on the rest)"),
       option("loss", &TrainOptions::loss, data,
              "sentence-embedding: MultipleNegativesRankingLoss (default), CachedMultipleNegativesRankingLoss, "
-             "CoSENTLoss or AnglELoss (sentence-transformers' classes)"),
+             "CoSENTLoss or AnglELoss; reranking: BinaryCrossEntropyLoss (default) (sentence-transformers' classes)"),
+      option("pos_weight", &TrainOptions::pos_weight, data,
+             "reranking: BinaryCrossEntropyLoss's weight of the positive pairs (default 1)"),
       option("pooling", &TrainOptions::pooling, data,
              "sentence-embedding: the Pooling module's mode: mean, cls, max or lasttoken (default: a sentence-transformers folder's, else mean)"),
       option("normalize", &TrainOptions::normalize, data,

@@ -89,6 +89,9 @@ float ClassificationHead::forward(const float* hidden, const data::Batch& batch,
 
   if (config_.is_regression()) {
     if (batch.targets.empty()) return std::numeric_limits<float>::quiet_NaN();
+    if (config_.score_loss == BertConfig::ScoreLoss::kBinaryCrossEntropy) {
+      return tensor::bce_with_logits_forward(logits_.data(), batch.targets.data(), b_size, config_.pos_weight);
+    }
     return tensor::mse_forward(logits_.data(), batch.targets.data(), b_size);
   }
   if (batch.labels.empty()) return std::numeric_limits<float>::quiet_NaN();
@@ -106,7 +109,10 @@ void ClassificationHead::backward(float* dhidden, float loss_scale) {
   const std::int64_t labels = config_.head_outputs();
 
   std::vector<float>& dlogits = probs_;  // the loss backward overwrites the cached softmax in place
-  if (config_.is_regression()) {
+  if (config_.is_regression() && config_.score_loss == BertConfig::ScoreLoss::kBinaryCrossEntropy) {
+    tensor::bce_with_logits_backward(dlogits.data(), logits_.data(), batch.targets.data(), b_size, config_.pos_weight,
+                                     loss_scale);
+  } else if (config_.is_regression()) {
     tensor::mse_backward(dlogits.data(), logits_.data(), batch.targets.data(), b_size, loss_scale);
   } else if (config_.head == ModelHead::kMultipleChoice) {
     tensor::cross_entropy_backward(dlogits.data(), probs_.data(), batch.labels.data(), b_size / batch.choices,

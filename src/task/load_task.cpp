@@ -10,6 +10,7 @@
 #include "shmtrain/task/mlm/mlm_task.hpp"
 #include "shmtrain/task/ner/ner_task.hpp"
 #include "shmtrain/task/squad/squad_task.hpp"
+#include "shmtrain/task/reranking/reranking_task.hpp"
 #include "shmtrain/task/sentence_embedding/sentence_task.hpp"
 #include "shmtrain/task/swag/swag_task.hpp"
 
@@ -68,6 +69,10 @@ std::unique_ptr<Task> load_task(const TaskOptions& options, const text::Tokenize
   if (task == "sentence-embedding") {
     if (need_predict) fail_input("--do_predict: the sentence-embedding task has no prediction step; use shmtrain encode");
     return SentenceEmbeddingTask::load(options, tokenizer, need_train, need_eval);
+  }
+  if (task == "reranking") {
+    if (need_predict) fail_input("--do_predict: the reranking task has no prediction step yet");
+    return RerankingTask::load(options, tokenizer, need_train, need_eval);
   }
   if (task == "swag") return SwagTask::load(options, tokenizer, need_train, need_eval, need_predict);
   if (task == "mlm") {

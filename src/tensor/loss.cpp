@@ -1,5 +1,6 @@
 #include "shmtrain/tensor/loss.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "shmtrain/tensor/softmax.hpp"
@@ -45,6 +46,27 @@ float mse_forward(const float* pred, const float* target, std::int64_t batch) {
 void mse_backward(float* dpred, const float* pred, const float* target, std::int64_t batch, float dloss) {
   const float scale = 2.0f * dloss / static_cast<float>(batch);
   for (std::int64_t b = 0; b < batch; ++b) dpred[b] = (pred[b] - target[b]) * scale;
+}
+
+float bce_with_logits_forward(const float* logits, const float* target, std::int64_t batch, float pos_weight) {
+  double total = 0.0;
+  for (std::int64_t b = 0; b < batch; ++b) {
+    const double x = logits[b], y = target[b];
+    const double weight = 1.0 + (static_cast<double>(pos_weight) - 1.0) * y;
+    total += (1.0 - y) * x + weight * (std::log1p(std::exp(-std::abs(x))) + std::max(-x, 0.0));
+  }
+  return static_cast<float>(total / static_cast<double>(batch));
+}
+
+void bce_with_logits_backward(float* dlogits, const float* logits, const float* target, std::int64_t batch,
+                              float pos_weight, float dloss) {
+  const double scale = static_cast<double>(dloss) / static_cast<double>(batch);
+  for (std::int64_t b = 0; b < batch; ++b) {
+    const double x = logits[b], y = target[b];
+    const double weight = 1.0 + (static_cast<double>(pos_weight) - 1.0) * y;
+    const double sigmoid_neg = 1.0 / (1.0 + std::exp(x));  // sigmoid(-x)
+    dlogits[b] = static_cast<float>(((1.0 - y) - weight * sigmoid_neg) * scale);
+  }
 }
 
 }  // namespace shmtrain::tensor

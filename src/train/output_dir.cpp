@@ -167,6 +167,9 @@ void write_model_folder(const fs::path& folder, const model::BertConfig& config,
   if (config.head == model::ModelHead::kSentenceEmbedding) {
     model::sentence::write_sentence_transformers_files(folder, config.sentence, config.hidden_size);
   }
+  if (config.score_loss == model::BertConfig::ScoreLoss::kBinaryCrossEntropy) {
+    model::sentence::write_cross_encoder_files(folder);
+  }
 }
 
 }  // namespace shmtrain::train

@@ -1,6 +1,7 @@
 #include "shmtrain/train/run_inputs.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <system_error>
 
@@ -106,7 +107,7 @@ model::sentence::SentenceOptions sentence_options(const TrainOptions& options, c
               : folder                 ? folder->pooling
                                        : st::PoolingMode::kMean;
   s.normalize = options.normalize || (folder && folder->normalize);
-  s.loss = st::parse_sentence_loss(options.loss);
+  s.loss = st::parse_sentence_loss(options.loss.empty() ? "MultipleNegativesRankingLoss" : options.loss);
   s.scale = static_cast<float>(options.scale);
   s.gather_across_devices = options.gather_across_devices;
   s.mini_batch_size = options.mini_batch_size;
@@ -278,6 +279,19 @@ RunInputs load_run_inputs(const TrainOptions& given) {
     data_options.ir_query_prompt = options.ir_query_prompt;
     data_options.ir_corpus_prompt = options.ir_corpus_prompt;
     data_options.ir_eval_name = options.ir_eval_name;
+  }
+  if (data_options.task_name == "reranking") {
+    if (!options.loss.empty() && options.loss != "BinaryCrossEntropyLoss") {
+      fail_input("--loss {}: the reranking task trains with BinaryCrossEntropyLoss (its default); CrossEntropyLoss, "
+                 "MultipleNegativesRankingLoss, LambdaLoss and ListNetLoss are not built yet",
+                 options.loss);
+    }
+    if (!(options.pos_weight > 0.0) || !std::isfinite(options.pos_weight)) {
+      fail_input("--pos_weight {}: the positives' weight must be a positive number", options.pos_weight);
+    }
+    config.score_loss = model::BertConfig::ScoreLoss::kBinaryCrossEntropy;
+    config.pos_weight = static_cast<float>(options.pos_weight);
+    data_options.eval_name = options.eval_name;
   }
   for (std::size_t begin = 0; begin < options.label_names.size();) {
     const std::size_t comma = std::min(options.label_names.find(',', begin), options.label_names.size());

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "npy_values.hpp"
 #include "support/test_support.hpp"
 
 namespace shmtrain::testing {
@@ -32,9 +33,7 @@ std::vector<float> read_npy(const fs::path& path, std::size_t rows, std::size_t 
   EXPECT_EQ((end + 1) % 64, 0u);
   EXPECT_NE(bytes.find(fmt::format("'shape': ({}, {})", rows, cols)), std::string::npos) << bytes.substr(0, end);
   EXPECT_NE(bytes.find("'descr': '<f4'"), std::string::npos);
-  std::vector<float> values((bytes.size() - end - 1) / sizeof(float));
-  std::memcpy(values.data(), bytes.data() + end + 1, values.size() * sizeof(float));
-  return values;
+  return npy_values(path);
 }
 
 class Encode : public ::testing::Test {

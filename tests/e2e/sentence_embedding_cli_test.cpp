@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "npy_values.hpp"
 #include "reference_run.hpp"
 #include "shmtrain/task/glue/metrics.hpp"
 #include "shmtrain/task/sentence_embedding/ir_metrics.hpp"
@@ -302,15 +303,6 @@ TEST(SentenceFolder, IsASentenceTransformersFolder) {
   EXPECT_EQ(config["architectures"], nlohmann::json::array({"BertModel"}));
   EXPECT_TRUE(fs::exists(out / "model.safetensors"));
   EXPECT_TRUE(fs::exists(out / "vocab.txt"));
-}
-
-// The float32 rows of a .npy that `shmtrain encode` wrote.
-std::vector<float> npy_values(const fs::path& path) {
-  const std::string bytes = read_file(path);
-  const std::size_t end = bytes.find('\n');
-  std::vector<float> values((bytes.size() - end - 1) / sizeof(float));
-  std::memcpy(values.data(), bytes.data() + end + 1, values.size() * sizeof(float));
-  return values;
 }
 
 std::vector<std::string> json_lines_texts(const fs::path& path, bool documents) {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hub_cache_fixture.hpp"
+#include "npy_values.hpp"
 #include "shmtrain/task/sentence_embedding/ir_metrics.hpp"
 #include "support/test_support.hpp"
 
@@ -35,14 +36,6 @@ void put_configs(const fs::path& cache, const std::string& repo, const std::stri
     }
   }
   put_in_cache(cache, "datasets--" + repo, files);
-}
-
-std::vector<float> npy_values(const fs::path& path) {
-  const std::string bytes = read_file(path);
-  const std::size_t end = bytes.find('\n');
-  std::vector<float> values((bytes.size() - end - 1) / sizeof(float));
-  std::memcpy(values.data(), bytes.data() + end + 1, values.size() * sizeof(float));
-  return values;
 }
 
 TEST(SentenceHub, AllNliTrainsAndEvaluatesOnItsDevSplitAndANanoBeirSet) {

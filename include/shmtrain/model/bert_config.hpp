@@ -73,6 +73,12 @@ struct BertConfig {
   std::int64_t eos_token_id = 2;
   std::string position_embedding_type = "absolute";  // the only one supported
   std::string problem_type;                          // "", "regression", "single_label_classification"
+  // The loss of a one-score head (num_labels 1): Hugging Face's regression (MSELoss), or a
+  // reranker's BCEWithLogitsLoss with pos_weight (sentence-transformers' BinaryCrossEntropyLoss,
+  // --task_name reranking). Not a config.json key: the run sets it.
+  enum class ScoreLoss { kMeanSquaredError, kBinaryCrossEntropy };
+  ScoreLoss score_loss = ScoreLoss::kMeanSquaredError;
+  float pos_weight = 1.0f;
   // Classification head: label names by id. num_labels() == id2label.size(); 1 = regression.
   // The question-answering head has num_labels() == 2 outputs (start, end).
   std::vector<std::string> id2label = {"LABEL_0", "LABEL_1"};

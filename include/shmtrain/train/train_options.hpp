@@ -74,7 +74,8 @@ struct TrainOptions {
   std::int64_t validation_split_percentage = 5;
   std::optional<std::int64_t> preprocessing_num_workers;  // accepted; tokenization uses every core
   // Sentence embeddings (sentence-transformers' modules and losses, their defaults).
-  std::string loss = "MultipleNegativesRankingLoss";
+  std::string loss;  // "": the task's default (MultipleNegativesRankingLoss, BinaryCrossEntropyLoss)
+  double pos_weight = 1.0;  // reranking's BinaryCrossEntropyLoss: the positives' weight
   std::string pooling;  // "": a sentence-transformers folder's Pooling, else mean
   bool normalize = false;
   double scale = 20.0;

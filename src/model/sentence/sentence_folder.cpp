@@ -1,5 +1,7 @@
 #include "shmtrain/model/sentence/sentence_folder.hpp"
 
+#include <fstream>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +13,9 @@
 
 namespace shmtrain::model::sentence {
 namespace {
+
+// The sentence-transformers release whose folder format shmtrain writes.
+constexpr const char* kSentenceTransformersVersion = "5.1.0";
 
 void write_json(const std::filesystem::path& path, const nlohmann::ordered_json& json) {
   io::write_file_atomically(path, json.dump(2) + "\n");
@@ -98,6 +103,21 @@ std::optional<SentenceFolder> read_sentence_transformers_folder(const std::files
   return out;
 }
 
+void write_cross_encoder_files(const std::filesystem::path& folder) {
+  const std::filesystem::path config_path = folder / "config.json";
+  std::ifstream in(config_path);
+  nlohmann::ordered_json config = nlohmann::ordered_json::parse(in);
+  const char* sigmoid = "torch.nn.modules.activation.Sigmoid";
+  config["sentence_transformers"] = {{"activation_fn", sigmoid}, {"version", kSentenceTransformersVersion}};
+  write_json(config_path, config);
+  write_json(folder / "config_sentence_transformers.json",
+             {{"__version__", {{"sentence_transformers", kSentenceTransformersVersion}}},
+              {"model_type", "CrossEncoder"},
+              {"activation_fn", sigmoid},
+              {"prompts", nlohmann::ordered_json::object()},
+              {"default_prompt_name", nullptr}});
+}
+
 void write_sentence_transformers_files(const std::filesystem::path& folder, const SentenceOptions& options,
                                        std::int64_t width) {
   nlohmann::ordered_json modules = nlohmann::ordered_json::array();
@@ -111,7 +131,7 @@ void write_sentence_transformers_files(const std::filesystem::path& folder, cons
   write_json(folder / "modules.json", modules);
 
   write_json(folder / "config_sentence_transformers.json",
-             {{"__version__", {{"sentence_transformers", "5.1.0"}}},
+             {{"__version__", {{"sentence_transformers", kSentenceTransformersVersion}}},
               {"model_type", "SentenceTransformer"},
               {"prompts", {{"query", ""}, {"document", ""}}},
               {"default_prompt_name", nullptr},

@@ -14,47 +14,19 @@
 #include "shmtrain/data/table.hpp"
 #include "shmtrain/data/tokenize_rows.hpp"
 #include "shmtrain/task/glue/metrics.hpp"
+#include "text_columns.hpp"
 
 namespace shmtrain::task {
 namespace {
 
-// sentence-transformers' label columns (its data collator's valid_label_columns).
-bool is_score_column(const std::string& name) { return name == "label" || name == "score"; }
+constexpr const char* kSentenceColumns =
+    "--task_name sentence-embedding: columns anchor, positive[, negatives...] or sentence1, sentence2, score";
 
 struct TextRows {
   data::Dataset dataset;
   std::vector<std::string> columns;
   std::vector<double> scores;  // per example, when the table has a score column
 };
-
-double read_score(const data::Table& table, const data::Record& record, std::size_t column) {
-  const data::Value& v = record.fields[column];
-  if (v.kind == data::ValueKind::missing || v.kind == data::ValueKind::null || v.text.empty()) {
-    fail_input("{}:{}: column '{}' has no value: a scored pair needs its score", table.source, record.line,
-               table.columns[column]);
-  }
-  const bool number = v.kind == data::ValueKind::integer || v.kind == data::ValueKind::real ||
-                      (v.kind == data::ValueKind::untyped && !v.text.empty());
-  double score = 0;
-  if (number) {
-    const auto [end, ec] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), score);
-    if (ec == std::errc() && end == v.text.data() + v.text.size() && std::isfinite(score)) return score;
-  }
-  fail_input("{}:{}: column '{}' holds '{}', not a score: a scored pair needs a number", table.source, record.line,
-             table.columns[column], v.text);
-}
-
-const std::string& read_text(const data::Table& table, const data::Record& record, std::size_t column) {
-  const data::Value& v = record.fields[column];
-  if (v.kind == data::ValueKind::missing || v.kind == data::ValueKind::null) {
-    fail_input("{}:{}: column '{}' is missing: every example needs a text in each of the columns {}", table.source,
-               record.line, table.columns[column], data::join_names(table.columns));
-  }
-  if (v.kind != data::ValueKind::untyped && v.kind != data::ValueKind::string) {
-    fail_input("{}:{}: column '{}' must hold text", table.source, record.line, table.columns[column]);
-  }
-  return v.text;
-}
 
 // The prefix of a column's texts: its own prompt, else the prompt of every column.
 std::string prompt_of(const std::map<std::string, std::string>& prompts, const std::string& column) {
@@ -118,17 +90,6 @@ TextRows text_rows(const data::Table& table, const text::Tokenizer& tokenizer, s
   return out;
 }
 
-data::Table read_split(const std::vector<std::filesystem::path>* shards, const std::filesystem::path& file,
-                       const char* flag) {
-  if (shards != nullptr && !shards->empty()) return data::json_lines_table(data::read_parquet_split(*shards, flag).rows);
-  if (file.empty()) {
-    fail_input("--task_name sentence-embedding needs {} (columns anchor, positive[, negatives...] or sentence1, "
-               "sentence2, score; .csv, .json/.jsonl or .parquet) or --dataset_name",
-               flag);
-  }
-  return data::read_table_file(file, fmt::format("the {} file", flag), flag);
-}
-
 double cosine(std::span<const float> x, std::span<const float> y) {
   double xy = 0, xx = 0, yy = 0;
   for (std::size_t k = 0; k < x.size(); ++k) {
@@ -155,7 +116,7 @@ std::unique_ptr<Task> SentenceEmbeddingTask::load(const TaskOptions& options, co
   task->scored_ = options.scored_pairs;
   auto split = [&](const std::vector<std::filesystem::path>* shards, const std::filesystem::path& file,
                    const char* flag, const std::optional<std::size_t>& max_samples) {
-    TextRows rows = text_rows(read_split(shards, file, flag), tokenizer, options.max_seq_length, options.scored_pairs,
+    TextRows rows = text_rows(read_split(shards, file, flag, kSentenceColumns), tokenizer, options.max_seq_length, options.scored_pairs,
                               options.prompts);
     data::keep_first(rows.dataset, max_samples);
     if (rows.dataset.examples.empty()) fail_input("{}: no examples", rows.dataset.source);

@@ -16,6 +16,11 @@ namespace shmtrain::model::sentence {
 void write_sentence_transformers_files(const std::filesystem::path& folder, const SentenceOptions& options,
                                        std::int64_t width);
 
+// A CrossEncoder's folder (a reranker: <Family>ForSequenceClassification with one score):
+// config.json (already written there) gains the "sentence_transformers" entry CrossEncoder
+// saves, its activation Sigmoid, and config_sentence_transformers.json is written beside it.
+void write_cross_encoder_files(const std::filesystem::path& folder);
+
 // What a sentence-transformers folder says of the modules after its encoder, read as a
 // starting point: its modules.json (classic types sentence_transformers.models.Pooling /
 // Normalize, or 5.4+'s sentence_transformers.base.modules... paths), the Pooling module's

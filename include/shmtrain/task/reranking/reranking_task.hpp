@@ -1,0 +1,51 @@
+#pragma once
+// The reranking task (--task_name reranking): a cross-encoder trained as sentence-transformers'
+// CrossEncoderTrainer trains one, a <Family>ForSequenceClassification with one score per
+// (query, document) pair, the pair tokenized as the family's tokenizer pairs two texts.
+// Training rows: a table whose first two text columns are the query and the document and whose
+// `label` (or `score`) column is the pair's target in [0, 1], for BinaryCrossEntropyLoss;
+// .csv, .json/.jsonl, .parquet or a Hub dataset's parquet splits.
+// Evaluation: CrossEncoderRerankingEvaluator over --validation_file samples, JSON Lines of
+// {"query", "positive": [...], "negative": [...]} or {"query", "positive": [...],
+// "documents": [...]} (documents: a first-stage ranking, best first, positives among them or
+// not): every candidate is scored with the query (positives first, then the negatives, or the
+// documents that are not positives), and each query's MAP, MRR@10 and NDCG@10
+// (reranking_metrics.hpp) are averaged as <name>_map, <name>_mrr@10, <name>_ndcg@10; with
+// documents also the first-stage ranking's own figures, <name>_base_map etc. (averaged over the
+// samples with documents, as the evaluator averages them). The scores are the
+// sigmoid of the logits in float32, as CrossEncoder.predict returns them.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "shmtrain/task/task.hpp"
+
+namespace shmtrain::task {
+
+class RerankingTask final : public Task {
+ public:
+  static std::unique_ptr<Task> load(const TaskOptions& options, const text::Tokenizer& tokenizer, bool need_train,
+                                    bool need_eval);
+
+  data::Target target() const override { return data::Target::kRegression; }
+  std::string describe_labels() const override;
+  std::string describe_validation() const override;
+  Metrics score(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
+
+  // One evaluation query: its candidates are validation rows [first, first + relevant.size()).
+  struct Sample {
+    std::int64_t first = 0;
+    std::vector<std::uint8_t> relevant;
+    // documents form: whether each document of the first stage's ranking is a positive, and the
+    // positives missing from it (they end that ranking).
+    std::vector<std::uint8_t> base_relevant;
+    bool has_documents = false;
+  };
+
+ private:
+  std::string eval_name_;
+  std::vector<Sample> samples_;
+};
+
+}  // namespace shmtrain::task

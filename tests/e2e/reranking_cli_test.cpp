@@ -1,0 +1,124 @@
+// --task_name reranking through the built binary on the PyTorch fixture
+// tests/fixtures/reranking/bert_tiny_cls (tools/make_reranker_references.py): BinaryCrossEntropyLoss's
+// losses are PyTorch's at every step on 1 worker and on 2; CrossEncoderRerankingEvaluator's figures
+// are the port's over scikit-learn; the saved folder is what CrossEncoder loads; bad input is an
+// error naming the file and line.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "reference_run.hpp"
+#include "support/test_support.hpp"
+
+namespace shmtrain::testing {
+namespace reranking_cli_test {
+
+namespace fs = std::filesystem;
+
+fs::path fixture() { return fixtures_dir() / "reranking" / "bert_tiny_cls"; }
+
+nlohmann::json reference() { return nlohmann::json::parse(read_file(fixture() / "reference.json")); }
+
+std::string flags(const fs::path& out) {
+  return "train --task_name reranking --do_train --model_name_or_path " + fixture().string() + " --train_file " +
+         (fixture() / "pairs.jsonl").string() + " --output_dir " + out.string() +
+         " --max_seq_length 32 --learning_rate 1e-3 --weight_decay 0.01 --lr_scheduler_type constant --shuffle false"
+         " --logging_steps 1 --num_train_epochs 1 --save_steps 0 --disable_tqdm";
+}
+
+TEST(Reranking, BinaryCrossEntropyLossesEqualPyTorchOnOneAndTwoWorkers) {
+  const TempDir dir;
+  for (const char* name : {"bce", "bce_pos_weight"}) {
+    const nlohmann::json c = reference()["cases"][name];
+    const auto expected = c["losses"].get<std::vector<double>>();
+    for (const std::string workers : {" --per_device_train_batch_size 8",
+                                      " --per_device_train_batch_size 4 --nproc_per_node 2"}) {
+      SCOPED_TRACE(std::string(name) + workers);
+      const fs::path out = dir / (std::string(name) + std::to_string(workers.size()));
+      const CliRun run = run_shmtrain(flags(out) + " " + c["flags"].get<std::string>() + workers);
+      ASSERT_EQ(run.exit_code, 0) << run.output();
+      const auto losses = logged_losses(out / "metrics.jsonl");
+      ASSERT_EQ(losses.size(), expected.size());
+      for (std::size_t i = 0; i < losses.size(); ++i) {
+        EXPECT_NEAR(losses[i], expected[i], 1e-4 * std::abs(expected[i])) << "step " << i + 1;
+      }
+    }
+  }
+}
+
+TEST(Reranking, TheSavedFolderIsACrossEncoders) {
+  const TempDir dir;
+  const CliRun run = run_shmtrain(flags(dir / "out") + " --per_device_train_batch_size 8 --max_steps 2");
+  ASSERT_EQ(run.exit_code, 0) << run.output();
+  const auto config = nlohmann::json::parse(read_file(dir / "out" / "config.json"));
+  EXPECT_EQ(config["architectures"], nlohmann::json::array({"BertForSequenceClassification"}));
+  EXPECT_EQ(config["id2label"].size(), 1u);
+  EXPECT_EQ(config["sentence_transformers"]["activation_fn"], "torch.nn.modules.activation.Sigmoid");
+  const auto st = nlohmann::json::parse(read_file(dir / "out" / "config_sentence_transformers.json"));
+  EXPECT_EQ(st["model_type"], "CrossEncoder");
+  // The folder trains on as a reranker again.
+  const CliRun again = run_shmtrain("train --task_name reranking --do_train --model_name_or_path " +
+                                    (dir / "out").string() + " --train_file " + (fixture() / "pairs.jsonl").string() +
+                                    " --output_dir " + (dir / "again").string() +
+                                    " --max_steps 1 --save_steps 0 --disable_tqdm");
+  EXPECT_EQ(again.exit_code, 0) << again.output();
+}
+
+// CrossEncoderRerankingEvaluator over the samples (negatives, and first-stage rankings with the
+// positive inside, or missing): the initial model's figures are the port's.
+TEST(Reranking, EvaluatesAsCrossEncoderRerankingEvaluator) {
+  const TempDir dir;
+  const CliRun run = run_shmtrain("train --task_name reranking --do_eval --model_name_or_path " + fixture().string() +
+                                  " --validation_file " + (fixture() / "samples.jsonl").string() + " --output_dir " +
+                                  (dir / "out").string() + " --max_seq_length 32 --disable_tqdm");
+  ASSERT_EQ(run.exit_code, 0) << run.output();
+  const auto results = nlohmann::json::parse(read_file(dir / "out" / "eval_results.json"));
+  const nlohmann::json expected = reference()["evaluation"];
+  ASSERT_EQ(expected.size(), 6u);
+  for (const auto& [key, value] : expected.items()) {
+    ASSERT_TRUE(results.contains("eval_samples_" + key)) << results.dump();
+    EXPECT_NEAR(results["eval_samples_" + key].get<double>(), value.get<double>(), 1e-6) << key;
+  }
+  // Two workers, each scoring its share: the same figures.
+  const CliRun two = run_shmtrain("train --task_name reranking --do_eval --model_name_or_path " + fixture().string() +
+                                  " --validation_file " + (fixture() / "samples.jsonl").string() + " --output_dir " +
+                                  (dir / "two").string() + " --max_seq_length 32 --disable_tqdm --nproc_per_node 2");
+  ASSERT_EQ(two.exit_code, 0) << two.output();
+  const auto results2 = nlohmann::json::parse(read_file(dir / "two" / "eval_results.json"));
+  for (const auto& [key, value] : expected.items()) {
+    EXPECT_NEAR(results2["eval_samples_" + key].get<double>(), value.get<double>(), 1e-6) << key;
+  }
+}
+
+TEST(Reranking, BadInputNamesTheFileLineOrFlag) {
+  const TempDir dir;
+  auto fails = [&](const std::string& arguments, const std::string& message) {
+    const CliRun run = run_shmtrain("train --task_name reranking --model_name_or_path " + fixture().string() +
+                                    " --output_dir " + (dir / "out").string() + " " + arguments);
+    EXPECT_NE(run.exit_code, 0) << arguments;
+    EXPECT_NE(run.err.find(message), std::string::npos) << run.output();
+  };
+  write_file(dir / "bad_label.jsonl", "{\"query\": \"lol\", \"document\": \"bil\", \"label\": 1}\n"
+                                      "{\"query\": \"lol\", \"document\": \"bel\", \"label\": 1.5}\n");
+  fails("--do_train --train_file " + (dir / "bad_label.jsonl").string(),
+        (dir / "bad_label.jsonl").string() + ":2: label 1.5 is outside [0, 1]");
+  write_file(dir / "three.jsonl", "{\"query\": \"lol\", \"a\": \"bil\", \"b\": \"bel\", \"label\": 1}\n");
+  fails("--do_train --train_file " + (dir / "three.jsonl").string(),
+        "BinaryCrossEntropyLoss takes (query, document, label) rows");
+  write_file(dir / "empty.jsonl", "{\"query\": \"lol\", \"positive\": [], \"negative\": []}\n");
+  fails("--do_eval --validation_file " + (dir / "empty.jsonl").string(),
+        (dir / "empty.jsonl").string() + ":1: the sample has no candidate to rank");
+  write_file(dir / "both.jsonl", "{\"query\": \"lol\", \"positive\": [\"bil\"], \"negative\": [], \"documents\": []}\n");
+  fails("--do_eval --validation_file " + (dir / "both.jsonl").string(),
+        (dir / "both.jsonl").string() + ":1: a reranking sample needs exactly one of 'negative' and 'documents'");
+  fails("--do_train --train_file " + (fixture() / "pairs.jsonl").string() + " --loss LambdaLoss",
+        "--loss LambdaLoss: the reranking task trains with BinaryCrossEntropyLoss");
+  fails("--do_train --train_file " + (fixture() / "pairs.jsonl").string() + " --pos_weight 0",
+        "--pos_weight 0: the positives' weight must be a positive number");
+}
+
+}  // namespace reranking_cli_test
+}  // namespace shmtrain::testing
