@@ -26,7 +26,8 @@ thread, fixed seeds.
 
 A second folder, modernbert_tiny (OUT_DIR/../modernbert_tiny), holds a tiny ModernBERT (the port of
 tools/make_modernbert_references.py: rotary, GeGLU, global and sliding layers, final_norm; the
-ModernBertModel names) over the same vocabulary and data, with the losses of MNRL on the triplets.
+ModernBertModel names) over the same vocabulary and data, with the losses of MNRL on the triplets,
+CoSENT on the scored pairs and Matryoshka(MNRL).
 """
 import json
 import os
@@ -217,18 +218,19 @@ def modernbert(out, vocabulary, rows):
         json.dump({"do_lower_case": True, "tokenizer_class": "BertTokenizer"}, f, indent=2)
         f.write("\n")
 
-    def run(dtype):
+    def run(dtype, columns, scored, loss_fn, case_rows):
         m = mb.build(mb.ModernBertModel, r, state, dtype)
         m.train()
         optimizer = base.adamw(m)
         losses = []
         for step in range(STEPS):
-            batch = rows[step * BATCH:(step + 1) * BATCH]
+            batch = case_rows[step * BATCH:(step + 1) * BATCH]
             reps = []
-            for column in ["anchor", "positive", "negative"]:
+            for column in columns:
                 ids, mask = encode([x[column] for x in batch])
                 reps.append(pool(m(ids, mask), mask, "mean"))
-            loss = mnrl(reps)
+            labels = torch.tensor([x["score"] for x in batch], dtype=dtype) if scored else None
+            loss = loss_fn(reps, labels)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(m.parameters(), max_norm=1.0)
             optimizer.step()
@@ -236,12 +238,17 @@ def modernbert(out, vocabulary, rows):
             losses.append(float(loss))
         return losses
 
-    losses, losses64 = run(torch.float32), run(torch.float64)
-    worst = max(abs(a - b) / abs(b) for a, b in zip(losses, losses64))
-    print(f"modernbert mnrl_triplets: losses {losses[0]:.5f} -> {losses[-1]:.5f}, fp32 vs fp64 {worst:.2e}")
+    cases = {}
+    for name in ("mnrl_triplets", "cosent", "matryoshka_mnrl"):
+        columns, scored, _, _, loss_fn, flags = CASES[name]
+        losses = run(torch.float32, columns, scored, loss_fn, rows[name])
+        losses64 = run(torch.float64, columns, scored, loss_fn, rows[name])
+        worst = max(abs(a - b) / abs(b) for a, b in zip(losses, losses64))
+        print(f"modernbert {name}: losses {losses[0]:.5f} -> {losses[-1]:.5f}, fp32 vs fp64 {worst:.2e}")
+        cases[name] = {"train_file": f"../bert_tiny/{name}.jsonl", "flags": flags, "losses": losses,
+                       "losses_fp64_run": losses64}
     with open(os.path.join(folder, "reference.json"), "w") as f:
-        json.dump({"cases": {"mnrl_triplets": {"train_file": "../bert_tiny/mnrl_triplets.jsonl", "flags": "",
-                                               "losses": losses, "losses_fp64_run": losses64}}}, f, indent=1)
+        json.dump({"cases": cases}, f, indent=1)
         f.write("\n")
 
 
@@ -268,11 +275,10 @@ def main():
     reference = {"settings": {"steps": STEPS, "batch": BATCH, "lr": 1e-3, "weight_decay": 0.01, "clip": 1.0,
                               "scheduler": "constant", "dropout": 0.0, "torch": torch.__version__}, "cases": {}}
     generator = torch.Generator().manual_seed(46)
-    triplets = None
+    all_rows = {}
     for name, (columns, scored, mode, normalize, loss_fn, flags) in CASES.items():
         rows = make_rows(generator, vocabulary, columns, scored)
-        if name == "mnrl_triplets":
-            triplets = rows
+        all_rows[name] = rows
         with open(os.path.join(out, f"{name}.jsonl"), "w") as f:
             for r in rows:
                 record = {c: text(r[c], vocabulary) for c in columns}
@@ -287,8 +293,8 @@ def main():
         print(f"{name}: losses {losses[0]:.5f} -> {losses[-1]:.5f}, fp32 vs fp64 {worst:.2e}")
     # CachedMNRL on the triplets (its own file's rows), chunks of 3 texts: not a divisor of 8.
     columns = CASES["mnrl_triplets"][0]
-    losses = train_cached(state, cfg, triplets, columns, 3, torch.float32)
-    losses64 = train_cached(state, cfg, triplets, columns, 3, torch.float64)
+    losses = train_cached(state, cfg, all_rows["mnrl_triplets"], columns, 3, torch.float32)
+    losses64 = train_cached(state, cfg, all_rows["mnrl_triplets"], columns, 3, torch.float64)
     reference["cases"]["cached_mnrl_triplets"] = {
         "train_file": "mnrl_triplets.jsonl", "flags": "--loss CachedMultipleNegativesRankingLoss --mini_batch_size 3",
         "losses": losses, "losses_fp64_run": losses64}
@@ -313,7 +319,7 @@ def main():
     with open(os.path.join(out, "reference.json"), "w") as f:
         json.dump(reference, f, indent=1)
         f.write("\n")
-    modernbert(out, vocabulary, triplets)
+    modernbert(out, vocabulary, all_rows)
 
 
 if __name__ == "__main__":

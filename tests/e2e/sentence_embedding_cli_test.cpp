@@ -65,28 +65,33 @@ INSTANTIATE_TEST_SUITE_P(Losses, SentenceLosses,
                          ::testing::Values("mnrl_triplets", "mnrl_pairs_cls_normalize", "cosent", "angle",
                                            "matryoshka_mnrl", "cached_mnrl_triplets"));
 
-// ModernBERT (rotary, GeGLU, global and sliding layers) under the same head: MNRL's losses are
-// PyTorch's on 1 worker and on 2 workers with the gather (tools/make_sentence_embedding_references.py).
-TEST(SentenceModernBert, MnrlLossesEqualPyTorchOnOneAndTwoWorkers) {
+// ModernBERT (rotary, GeGLU, global and sliding layers) under the same head: the losses of MNRL,
+// CoSENT and Matryoshka(MNRL) are PyTorch's on 1 worker, and the ranking losses' on 2 workers
+// with the gather; GradCache (chunks of 5 texts) gives MNRL's
+// (tools/make_sentence_embedding_references.py).
+TEST(SentenceModernBert, LossesEqualPyTorchOnOneAndTwoWorkers) {
   const TempDir dir;
   const fs::path folder = fixtures_dir() / "sentence_embedding" / "modernbert_tiny";
-  std::ifstream in(folder / "reference.json");
-  const auto expected = nlohmann::json::parse(in)["cases"]["mnrl_triplets"]["losses"].get<std::vector<double>>();
-  const std::string base = "train --task_name sentence-embedding --do_train --model_name_or_path " + folder.string() +
-                           " --train_file " + (fixture() / "mnrl_triplets.jsonl").string() +
-                           " --max_seq_length 32 --learning_rate 1e-3 --weight_decay 0.01 --lr_scheduler_type constant"
-                           " --shuffle false --logging_steps 1 --num_train_epochs 1 --save_steps 0 --disable_tqdm";
-  // GradCache (chunks of 5 texts) gives MNRL's losses too.
-  const std::vector<std::string> runs = {
-      " --per_device_train_batch_size 8",
-      " --per_device_train_batch_size 4 --nproc_per_node 2 --gather_across_devices",
-      " --per_device_train_batch_size 4 --nproc_per_node 2 --gather_across_devices"
-      " --loss CachedMultipleNegativesRankingLoss --mini_batch_size 5"};
+  const auto cases = nlohmann::json::parse(read_file(folder / "reference.json"))["cases"];
+  const std::string two = " --per_device_train_batch_size 4 --nproc_per_node 2 --gather_across_devices";
+  const std::vector<std::pair<std::string, std::string>> runs = {
+      {"mnrl_triplets", " --per_device_train_batch_size 8"},
+      {"mnrl_triplets", two},
+      {"mnrl_triplets", two + " --loss CachedMultipleNegativesRankingLoss --mini_batch_size 5"},
+      {"cosent", " --per_device_train_batch_size 8"},
+      {"matryoshka_mnrl", " --per_device_train_batch_size 8"},
+      {"matryoshka_mnrl", two}};
   for (std::size_t r = 0; r < runs.size(); ++r) {
-    const std::string& workers = runs[r];
-    SCOPED_TRACE(workers);
+    const auto& [name, workers] = runs[r];
+    SCOPED_TRACE(name + workers);
+    const nlohmann::json c = cases[name];
+    const auto expected = c["losses"].get<std::vector<double>>();
     const fs::path out = dir / ("run" + std::to_string(r));
-    const CliRun run = run_shmtrain(base + " --output_dir " + out.string() + workers);
+    const CliRun run = run_shmtrain(
+        "train --task_name sentence-embedding --do_train --model_name_or_path " + folder.string() + " --train_file " +
+        (fixture() / (name + ".jsonl")).string() + " --output_dir " + out.string() +
+        " --max_seq_length 32 --learning_rate 1e-3 --weight_decay 0.01 --lr_scheduler_type constant --shuffle false "
+        "--logging_steps 1 --num_train_epochs 1 --save_steps 0 --disable_tqdm " + c["flags"].get<std::string>() + workers);
     ASSERT_EQ(run.exit_code, 0) << run.output();
     const auto losses = losses_of(out);
     ASSERT_EQ(losses.size(), expected.size());
