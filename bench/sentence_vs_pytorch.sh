@@ -8,6 +8,10 @@
 #       MultipleNegativesRankingLoss: shmtrain (1 worker x all cores, packed rows, its defaults)
 #       against PyTorch eager (tools/torch_sentence_embedding.py: sentence-transformers' way, each
 #       column padded to its longest text and encoded alone; 1 process x all threads). Goal: >= 2.5x.
+#   bench/sentence_vs_pytorch.sh --reranker [--model bert|modernbert] [--batch 64] [--steps 3]
+#       --task_name reranking: BinaryCrossEntropyLoss on (query, document, label) pairs of the demo's
+#       sentences, the model <Family>ForSequenceClassification with one label, against PyTorch eager
+#       as CrossEncoderTrainer runs it (each batch's pairs padded to its longest). Goal: >= 2.5x.
 #   bench/sentence_vs_pytorch.sh --cached [--model bert] [--batch 32] [--cached_batch 1024]
 #                                [--mini_batch_size 32] [--steps 2] [--warmup 1]
 #       shmtrain alone: MNRL at --batch against CachedMultipleNegativesRankingLoss at --cached_batch
@@ -22,8 +26,8 @@
 # type for this CPU (unless OPENBLAS_CORETYPE is set) and OMP_WAIT_POLICY=PASSIVE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: bench/sentence_vs_pytorch.sh [--model bert|modernbert] [--batch N] [--steps N] [--warmup N] [--cached [--cached_batch N] [--mini_batch_size N]]"
-model=bert batch="" steps="" warmup=1 cached="" cached_batch=1024 mini=32
+usage="usage: bench/sentence_vs_pytorch.sh [--model bert|modernbert] [--batch N] [--steps N] [--warmup N] [--reranker | --cached [--cached_batch N] [--mini_batch_size N]]"
+model=bert batch="" steps="" warmup=1 cached="" reranker="" cached_batch=1024 mini=32
 while [ $# -gt 0 ]; do
   case "$1" in
     --model) model=$2; shift 2 ;;
@@ -31,6 +35,7 @@ while [ $# -gt 0 ]; do
     --steps) steps=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --cached) cached=1; shift ;;
+    --reranker) reranker=--reranker; shift ;;
     --cached_batch) cached_batch=$2; shift 2 ;;
     --mini_batch_size) mini=$2; shift 2 ;;
     -h|--help) echo "$usage"; exit 0 ;;
@@ -45,14 +50,17 @@ cores=$(nproc)
 core=${OPENBLAS_CORETYPE:-$(build/shmtrain info 2>/dev/null | sed -n 's/.*OpenBLAS core \([A-Za-z]*\).*/\1/p' | head -1)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-$python tools/torch_sentence_embedding.py --write-inputs "$work" --model "$model"
+[ -z "$cached" ] || [ -z "$reranker" ] || { echo "--cached and --reranker are two separate runs; $usage" >&2; exit 2; }
+$python tools/torch_sentence_embedding.py --write-inputs "$work" --model "$model" $reranker
+task=sentence-embedding data=triplets.jsonl
+[ -z "$reranker" ] || task=reranking data=pairs.jsonl
 
 # One shmtrain training run into $work/NAME: its metrics.jsonl there, its peak RSS (GiB) in $work/NAME.rss.
 shmtrain_run() {  # name, batch, extra flags...
   local name=$1 rows=$2
   shift 2
-  $python - "$work/$name.rss" build/shmtrain train --task_name sentence-embedding --do_train \
-    --config_name "$work/model/config.json" --tokenizer_name "$work/model" --train_file "$work/triplets.jsonl" \
+  $python - "$work/$name.rss" build/shmtrain train --task_name "$task" --do_train \
+    --config_name "$work/model/config.json" --tokenizer_name "$work/model" --train_file "$work/$data" \
     --output_dir "$work/$name" --per_device_train_batch_size "$rows" --max_steps $((warmup + steps)) \
     --logging_steps 1 --save_steps 0 --shuffle false --disable_tqdm --nproc_per_node 1 --max_seq_length 128 \
     "$@" <<'EOF'
@@ -81,26 +89,29 @@ if [ -z "$cached" ]; then
   shmtrain_run mnrl "$batch"
   read -r ours_rate ours_tokens ours_gflops ours_rss < <(summary mnrl)
   theirs=$(env OMP_NUM_THREADS="$cores" OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS="$cores" \
-    ${core:+OPENBLAS_CORETYPE=$core} $python tools/torch_sentence_embedding.py --bench-one "$work" \
+    ${core:+OPENBLAS_CORETYPE=$core} $python tools/torch_sentence_embedding.py --bench-one "$work" $reranker \
     --threads "$cores" --batch "$batch" --steps "$steps" --warmup "$warmup" | sed -n 's/^RESULT //p')
   $python - "$model" "$batch" "$steps" "$warmup" "$cores" "${core:-(auto)}" "$ours_rate" "$ours_tokens" \
-    "$ours_gflops" "$ours_rss" "$theirs" <<'EOF'
+    "$ours_gflops" "$ours_rss" "$theirs" "$reranker" <<'EOF'
 import json, sys
 model, batch, steps, warmup, cores, core = sys.argv[1:7]
 rate, tokens, gflops, rss = map(float, sys.argv[7:11])
 theirs = json.loads(sys.argv[11])
+reranker = bool(sys.argv[12])
 their_tokens = theirs["tokens_per_s"] / theirs["samples_per_s"]
 name = {"bert": "BERT-base", "modernbert": "ModernBERT-base"}[model]
-print(f"# {name}, MultipleNegativesRankingLoss on (anchor, positive, negative) triplets, batch {batch}, "
-      f"{steps} timed steps after {warmup}, {cores} cores, OPENBLAS_CORETYPE={core}")
+what = ("a reranker, BinaryCrossEntropyLoss on (query, document, label) pairs" if reranker
+        else "MultipleNegativesRankingLoss on (anchor, positive, negative) triplets")
+print(f"# {name}, {what}, batch {batch}, {steps} timed steps after {warmup}, {cores} cores, OPENBLAS_CORETYPE={core}")
 print(f"{'run':44} {'samples/s':>10} {'tokens/sample':>14} {'peak RSS':>9}")
 print(f"{'shmtrain, 1 worker, packed':44} {rate:10.3f} {tokens:14.1f} {rss:7.2f}Gi   ({gflops:.1f} useful GFLOP/s)")
-print(f"{'PyTorch eager, each column padded to longest':44} {theirs['samples_per_s']:10.3f} {their_tokens:14.1f} "
+padded = "each batch's pairs padded to longest" if reranker else "each column padded to longest"
+print(f"{'PyTorch eager, ' + padded:44} {theirs['samples_per_s']:10.3f} {their_tokens:14.1f} "
       f"{theirs['peak_rss_gib']:7.2f}Gi")
 if abs(tokens - their_tokens) > 0.005 * their_tokens:
     sys.exit(f"the two sides trained different tokens per sample ({tokens:.2f} vs {their_tokens:.2f})")
 ratio = rate / theirs["samples_per_s"]
-print(f"{'shmtrain / PyTorch (same triplets and real tokens)':60} {ratio:6.2f}x  "
+print(f"{'shmtrain / PyTorch (same samples and real tokens)':60} {ratio:6.2f}x  "
       f"(goal >= 2.5x: {'met' if ratio >= 2.5 else 'missed'})")
 EOF
 else

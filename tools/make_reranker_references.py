@@ -17,7 +17,9 @@ validation file of CrossEncoderRerankingEvaluator samples, and reference.json:
   decay 0.01 except biases and LayerNorm, constant LR, clip 1.0, dropout 0; a float64 run beside it;
 - the evaluator's map, mrr@10 and ndcg@10 (and the base ranking's, for the samples with documents) of the
   initial model over the validation samples (cross_encoder/evaluation/reranking.py ported: candidates
-  positives first, CrossEncoder.predict's Sigmoid, compute_metrics over scikit-learn).
+  positives first, CrossEncoder.predict's Sigmoid, compute_metrics over scikit-learn);
+- "rank": CrossEncoder.predict's scores (Sigmoid) of the initial model for each sample's query with all its
+  texts, for `shmtrain rerank`.
 """
 import json
 import os
@@ -218,6 +220,18 @@ def main():
                     record[key] = [text(d) for d in s[key]]
             f.write(json.dumps(record) + "\n")
     reference["evaluation"] = evaluator(state, cfg, samples)
+    # CrossEncoder.predict of the initial model (Sigmoid) for `shmtrain rerank`: each sample's query
+    # with its positives and negatives (or documents).
+    model = BertForSequenceClassification(cfg)
+    model.load_hf_state(state)
+    model.eval()
+    reference["rank"] = []
+    for s in samples:
+        docs = s["positive"] + s.get("negative", s.get("documents", []))
+        with torch.no_grad():
+            ids, types, mask = encode_pairs([(s["query"], d) for d in docs])
+            scores = torch.sigmoid(model(ids, types, mask).view(-1)).tolist()
+        reference["rank"].append({"query": text(s["query"]), "documents": [text(d) for d in docs], "scores": scores})
     print("evaluation of the initial model:", reference["evaluation"])
     with open(os.path.join(out, "reference.json"), "w") as f:
         json.dump(reference, f, indent=1)

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Sentence-embedding training in plain PyTorch eager, the peer that bench/sentence_vs_pytorch.sh
-measures shmtrain's `--task_name sentence-embedding` against, and the inputs both sides train on.
+"""Sentence-embedding and reranker training in plain PyTorch eager, the peer that
+bench/sentence_vs_pytorch.sh measures shmtrain's `--task_name sentence-embedding` and `--task_name
+reranking` against, and the inputs both sides train on.
 
   /usr/bin/python3 tools/torch_sentence_embedding.py --write-inputs DIR --model bert|modernbert
       DIR/triplets.jsonl: (anchor, positive, negative) triplets of the demo's English sentences
@@ -22,6 +23,15 @@ Tokens: the demo vocabulary holds every word and punctuation mark whole, so Bert
 splitting (lower case, punctuation split off) maps each to one id, as shmtrain's WordPiece does.
 The last line is `RESULT {json}`: samples_per_s (triplets) and tokens_per_s (real tokens of the three
 columns) over the timed steps, step_seconds_median, peak_rss_gib, loss. Needs Debian's python3-torch.
+
+With --reranker: --write-inputs writes DIR/pairs.jsonl, (query, document, label) rows of the demo's pairs
+(#1 string, #2 string, Quality), and the model folder as <Family>ForSequenceClassification with one label;
+--bench-one trains it as sentence-transformers' BinaryCrossEntropyLoss does (cross_encoder/losses/
+BinaryCrossEntropyLoss.py: the pairs tokenized together, "[CLS] query [SEP] document [SEP]" with token types
+0 then 1, padded to the batch's longest pair; logits.view(-1), BCEWithLogitsLoss). Transformers' heads:
+BertForSequenceClassification (pooler dense + tanh on [CLS], dropout, classifier) and
+ModernBertForSequenceClassification (tools/make_modernbert_references.py, mean pooling as ModernBERT-base's
+config has it). samples_per_s counts pairs.
 """
 import argparse
 import csv
@@ -63,7 +73,7 @@ def modernbert_base():
     return c
 
 
-def write_inputs(out, model):
+def write_inputs(out, model, reranker=False):
     os.makedirs(os.path.join(out, "model"), exist_ok=True)
     demo = os.path.join(ROOT, "demo", "paraphrase")
     with open(os.path.join(demo, "train.tsv")) as f:
@@ -74,6 +84,12 @@ def write_inputs(out, model):
         for i, r in enumerate(positives):
             f.write(json.dumps({"anchor": r[3], "positive": r[4], "negative": negatives[i % len(negatives)]}) + "\n")
     config = bert_base() if model == "bert" else modernbert_base()
+    if reranker:
+        with open(os.path.join(out, "pairs.jsonl"), "w") as f:
+            for r in rows:
+                f.write(json.dumps({"query": r[3], "document": r[4], "label": float(r[0])}) + "\n")
+        config["architectures"] = [config["architectures"][0].replace("Model", "ForSequenceClassification")]
+        config.update({"id2label": {"0": "LABEL_0"}, "label2id": {"LABEL_0": 0}})
     with open(os.path.join(out, "model", "config.json"), "w") as f:
         json.dump(config, f, indent=2, sort_keys=True)
     with open(os.path.join(demo, "vocab.txt")) as src, open(os.path.join(out, "model", "vocab.txt"), "w") as dst:
@@ -114,12 +130,76 @@ def mean_pool(hidden, mask):
     return (hidden * m).sum(1) / torch.clamp(m.sum(1), min=1e-9)
 
 
+class BertReranker(torch.nn.Module):
+    """transformers' BertForSequenceClassification with one label: BertModel, its pooler, dropout, classifier."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.bert = bert.BertModelNoPooler(c)
+        self.pooler = torch.nn.Linear(c["hidden_size"], c["hidden_size"])
+        self.dropout = torch.nn.Dropout(c["hidden_dropout_prob"])
+        self.classifier = torch.nn.Linear(c["hidden_size"], 1)
+
+    def forward(self, ids, types, mask):
+        hidden = self.bert(ids, types, mask)
+        return self.classifier(self.dropout(torch.tanh(self.pooler(hidden[:, 0]))))
+
+
+def pad_pairs(pairs, vocab, max_len):
+    rows = []
+    for query, document in pairs:
+        a = [vocab.get(w, UNK) for w in basic_tokens(query)]
+        b = [vocab.get(w, UNK) for w in basic_tokens(document)]
+        while len(a) + len(b) > max_len - 3:  # truncation longest_first
+            (a if len(a) > len(b) else b).pop()
+        rows.append(([CLS] + a + [SEP], b + [SEP]))
+    width = max(len(x) + len(y) for x, y in rows)
+    ids = torch.tensor([x + y + [PAD] * (width - len(x) - len(y)) for x, y in rows])
+    types = torch.tensor([[0] * len(x) + [1] * len(y) + [0] * (width - len(x) - len(y)) for x, y in rows])
+    mask = torch.tensor([[1] * (len(x) + len(y)) + [0] * (width - len(x) - len(y)) for x, y in rows])
+    return ids, types, mask, sum(len(x) + len(y) for x, y in rows)
+
+
+def bench_reranker(a, config, vocab):
+    with open(os.path.join(a.bench_one, "pairs.jsonl")) as f:
+        rows = [json.loads(line) for line in f]
+    torch.manual_seed(0)
+    if config["model_type"] == "bert":
+        model = BertReranker(config)
+        model.apply(bert.init_weights)
+        score = lambda ids, types, mask: model(ids, types, mask)  # noqa: E731
+    else:
+        model = mb.ModernBertForSequenceClassification(config)
+        mb.init_weights(model)
+        score = lambda ids, types, mask: model.logits({"input_ids": ids, "attention_mask": mask})  # noqa: E731
+    model.train()
+    optimizer = bert.adamw(model, lr=5e-5, weight_decay=0.0)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    next_row = [0]
+
+    def step():
+        batch = [rows[(next_row[0] + i) % len(rows)] for i in range(a.batch)]
+        next_row[0] += a.batch
+        ids, types, mask, tokens = pad_pairs([(r["query"], r["document"]) for r in batch], vocab, a.max_seq_length)
+        loss = loss_fn(score(ids, types, mask).view(-1), torch.tensor([r["label"] for r in batch]))
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        return float(loss), tokens
+
+    return model, step
+
+
 def bench_one(a):
     torch.set_num_threads(a.threads)
     with open(os.path.join(a.bench_one, "model", "config.json")) as f:
         config = json.load(f)
     with open(os.path.join(a.bench_one, "model", "vocab.txt")) as f:
         vocab = {w.rstrip("\n"): i for i, w in enumerate(f)}
+    if a.reranker:
+        model, step = bench_reranker(a, config, vocab)
+        return report(a, config, model, step)
     with open(os.path.join(a.bench_one, "triplets.jsonl")) as f:
         rows = [json.loads(line) for line in f]
     torch.manual_seed(0)
@@ -151,12 +231,17 @@ def bench_one(a):
         optimizer.zero_grad(set_to_none=True)
         return float(loss), tokens
 
+    return report(a, config, model, step)
+
+
+def report(a, config, model, step):
     times, results = bench.timed_steps(step, a.warmup, a.steps)
     total = sum(times)
     print("RESULT " + json.dumps({
         "samples_per_s": a.batch * a.steps / total, "tokens_per_s": sum(t for _, t in results) / total,
         "step_seconds_median": statistics.median(times), "peak_rss_gib": round(bench.peak_rss_gib(), 3),
-        "threads": a.threads, "model_type": config["model_type"], "batch": a.batch, "steps": a.steps,
+        "threads": a.threads, "model_type": config["model_type"], "reranker": a.reranker, "batch": a.batch,
+        "steps": a.steps,
         "warmup": a.warmup, "loss": results[-1][0], "torch": torch.__version__}), flush=True)
 
 
@@ -170,9 +255,10 @@ def main():
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--max-seq-length", type=int, default=128)
+    ap.add_argument("--reranker", action="store_true", help="pairs and a one-score cross-encoder (BCE)")
     a = ap.parse_args()
     if a.write_inputs:
-        write_inputs(a.write_inputs, a.model)
+        write_inputs(a.write_inputs, a.model, a.reranker)
     elif a.bench_one:
         bench_one(a)
     else:

@@ -4,6 +4,7 @@
 // are the port's over scikit-learn; the saved folder is what CrossEncoder loads; bad input is an
 // error naming the file and line.
 #include <cmath>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,50 @@ TEST(Reranking, EvaluatesAsCrossEncoderRerankingEvaluator) {
   for (const auto& [key, value] : expected.items()) {
     EXPECT_NEAR(results2["eval_samples_" + key].get<double>(), value.get<double>(), 1e-6) << key;
   }
+}
+
+// `shmtrain rerank`: CrossEncoder.predict's scores (the folder's Sigmoid) of each query with its
+// candidates, each list reordered best first with corpus_id its place in the input.
+TEST(Reranking, RerankScoresAndOrdersAsCrossEncoderRank) {
+  const TempDir dir;
+  const nlohmann::json expected = reference()["rank"];
+  std::string queries, candidates;
+  for (const auto& item : expected) {
+    queries += item["query"].get<std::string>() + "\n";
+    candidates += nlohmann::json({{"documents", item["documents"]}}).dump() + "\n";
+  }
+  write_file(dir / "queries.txt", queries);
+  write_file(dir / "candidates.jsonl", candidates);
+  const CliRun run = run_shmtrain("rerank --model_name_or_path " + fixture().string() + " --queries " +
+                                  (dir / "queries.txt").string() + " --candidates " + (dir / "candidates.jsonl").string() +
+                                  " --output " + (dir / "ranked.jsonl").string() + " --batch_size 5");
+  ASSERT_EQ(run.exit_code, 0) << run.output();
+  std::ifstream in(dir / "ranked.jsonl");
+  std::size_t q = 0;
+  for (std::string line; std::getline(in, line); ++q) {
+    ASSERT_LT(q, expected.size());
+    const auto got = nlohmann::json::parse(line);
+    const auto scores = expected[q]["scores"].get<std::vector<double>>();
+    EXPECT_EQ(got["query"], expected[q]["query"]);
+    ASSERT_EQ(got["ranking"].size(), scores.size());
+    double previous = 2.0;
+    for (const auto& entry : got["ranking"]) {
+      const auto id = entry["corpus_id"].get<std::size_t>();
+      EXPECT_NEAR(entry["score"].get<double>(), scores[id], 1e-6);
+      EXPECT_EQ(entry["text"], expected[q]["documents"][id]);
+      EXPECT_LE(entry["score"].get<double>(), previous);
+      previous = entry["score"].get<double>();
+    }
+  }
+  EXPECT_EQ(q, expected.size());
+
+  write_file(dir / "short.jsonl", nlohmann::json({{"documents", {"lol"}}}).dump() + "\n");
+  const CliRun bad = run_shmtrain("rerank --model_name_or_path " + fixture().string() + " --queries " +
+                                  (dir / "queries.txt").string() + " --candidates " + (dir / "short.jsonl").string() +
+                                  " --output " + (dir / "bad.jsonl").string());
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("1 lines of candidates for 12 queries"), std::string::npos) << bad.output();
+  EXPECT_FALSE(fs::exists(dir / "bad.jsonl"));
 }
 
 TEST(Reranking, BadInputNamesTheFileLineOrFlag) {

@@ -27,5 +27,6 @@ Command add_train_command(CLI::App& app, const std::string& name, const std::str
                           const std::string& default_task);
 Command add_report_command(CLI::App& app);
 Command add_encode_command(CLI::App& app);
+Command add_rerank_command(CLI::App& app);
 
 }  // namespace shmtrain::cli
