@@ -103,10 +103,10 @@ name = {"bert": "BERT-base", "modernbert": "ModernBERT-base"}[model]
 what = ("a reranker, BinaryCrossEntropyLoss on (query, document, label) pairs" if reranker
         else "MultipleNegativesRankingLoss on (anchor, positive, negative) triplets")
 print(f"# {name}, {what}, batch {batch}, {steps} timed steps after {warmup}, {cores} cores, OPENBLAS_CORETYPE={core}")
-print(f"{'run':44} {'samples/s':>10} {'tokens/sample':>14} {'peak RSS':>9}")
-print(f"{'shmtrain, 1 worker, packed':44} {rate:10.3f} {tokens:14.1f} {rss:7.2f}Gi   ({gflops:.1f} useful GFLOP/s)")
+print(f"{'run':52} {'samples/s':>10} {'tokens/sample':>14} {'peak RSS':>9}")
+print(f"{'shmtrain, 1 worker, packed':52} {rate:10.3f} {tokens:14.1f} {rss:7.2f}Gi   ({gflops:.1f} useful GFLOP/s)")
 padded = "each batch's pairs padded to longest" if reranker else "each column padded to longest"
-print(f"{'PyTorch eager, ' + padded:44} {theirs['samples_per_s']:10.3f} {their_tokens:14.1f} "
+print(f"{'PyTorch eager, ' + padded:52} {theirs['samples_per_s']:10.3f} {their_tokens:14.1f} "
       f"{theirs['peak_rss_gib']:7.2f}Gi")
 if abs(tokens - their_tokens) > 0.005 * their_tokens:
     sys.exit(f"the two sides trained different tokens per sample ({tokens:.2f} vs {their_tokens:.2f})")

@@ -193,7 +193,8 @@ std::vector<OptionSpec> make_table() {
       option("warmup_ratio", &TrainOptions::warmup_ratio, optim, "fraction of the steps spent warming up",
              probability),
       option("warmup_steps", &TrainOptions::warmup_steps, optim,
-             "warm-up steps; overrides warmup_ratio when > 0", non_negative),
+             "warm-up steps; below 1, a fraction of the steps (transformers 5: ceil(total steps x it)); overrides "
+             "warmup_ratio when > 0", non_negative),
       option("weight_decay", &TrainOptions::weight_decay, optim,
              "AdamW weight decay (not applied to biases and LayerNorm weights)", non_negative),
       option("adam_beta1", &TrainOptions::adam_beta1, optim, "AdamW beta1", probability),

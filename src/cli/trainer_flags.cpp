@@ -78,7 +78,8 @@ constexpr std::array kTrainerFlags = {
                 "--logging_first_step is not implemented: the first log line is at logging_steps"},
     TrainerFlag{"logging_nan_inf_filter", kBool, nullptr,
                 "the logged loss is the mean of the steps' losses as computed; none is filtered out", ""},
-    TrainerFlag{"no_cuda", kBool, nullptr, kCpuOnly, ""},
+    TrainerFlag{"no_cuda", kBool, nullptr,
+                "shmtrain trains on the CPU (transformers 5 removed --no_cuda; --use_cpu replaces it)", ""},
     TrainerFlag{"optim", kValue, is_adamw, "",
                 "--optim: shmtrain computes AdamW as torch.optim.AdamW only: use --optim adamw_torch (also "
                 "adamw_hf, adamw_torch_fused), or leave it out"},

@@ -3,6 +3,7 @@
 // tags are transformers.integrations.rewrite_logs' and TensorBoardCallback.on_log writes
 // every int or float value with add_scalar at state.global_step.
 #include <array>
+#include <cstdlib>
 
 #include "host_name.hpp"
 #include "shmtrain/common/error.hpp"
@@ -25,6 +26,14 @@ std::filesystem::path default_tensorboard_dir(const std::filesystem::path& outpu
   std::tm local_time{};
   if (::localtime_r(&seconds, &local_time) == nullptr) throw_errno("localtime_r");
   return output_dir / "runs" / hf_run_name(local_time, host_name());
+}
+
+std::filesystem::path tensorboard_dir(const std::filesystem::path& logging_dir, const std::filesystem::path& output_dir) {
+  if (!logging_dir.empty()) return logging_dir;
+  if (const char* variable = std::getenv("TENSORBOARD_LOGGING_DIR"); variable != nullptr && *variable != '\0') {
+    return variable;
+  }
+  return default_tensorboard_dir(output_dir);
 }
 
 std::string hf_tensorboard_tag(std::string_view key) {

@@ -210,6 +210,10 @@ RunInputs load_run_inputs(const TrainOptions& given) {
     max_seq_length = config.max_sequence_length();
   }
 
+  if (!options.logging_dir.empty()) {
+    notes.push_back("note: --logging_dir is gone from transformers 5's Trainer (the TENSORBOARD_LOGGING_DIR variable "
+                    "replaces it); shmtrain takes either");
+  }
   const fs::path tokenizer_path = options.tokenizer_name.empty() ? options.model_name_or_path : options.tokenizer_name;
   // run_ner loads RoBERTa's tokenizer with add_prefix_space for its pre-split words.
   // A sentence-transformers folder whose sentence_bert_config.json says do_lower_case true

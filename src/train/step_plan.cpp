@@ -19,10 +19,14 @@ StepPlan plan_steps(const TrainOptions& options, std::int64_t rows, int world) {
                          : static_cast<std::int64_t>(
                                std::ceil(options.num_train_epochs * static_cast<double>(plan.steps_per_epoch)));
   plan.total_steps = std::max<std::int64_t>(plan.total_steps, 1);
-  plan.warmup_steps = options.warmup_steps > 0
-                          ? options.warmup_steps
-                          : static_cast<std::int64_t>(
-                                std::ceil(options.warmup_ratio * static_cast<double>(plan.total_steps)));
+  // transformers 5's TrainingArguments.get_warmup_steps: int(warmup_steps) from 1 up, a fraction
+  // of the steps below 1; 4.x's warmup_ratio when warmup_steps is 0.
+  const auto of_total = [&](double ratio) {
+    return static_cast<std::int64_t>(std::ceil(ratio * static_cast<double>(plan.total_steps)));
+  };
+  plan.warmup_steps = options.warmup_steps >= 1  ? static_cast<std::int64_t>(options.warmup_steps)
+                      : options.warmup_steps > 0 ? of_total(options.warmup_steps)
+                                                 : of_total(options.warmup_ratio);
   plan.global_batch = options.per_device_train_batch_size * world * options.gradient_accumulation_steps;
   const auto every = [&](std::int64_t steps, double ratio) {
     return ratio > 0 ? static_cast<std::int64_t>(std::ceil(static_cast<double>(plan.total_steps) * ratio)) : steps;

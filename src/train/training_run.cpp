@@ -200,8 +200,7 @@ void TrainingRun::train(const StepPlan& plan, TrainSummary& summary) {
   if (leader_) {
     metrics_.emplace(options_.output_dir / "metrics.jsonl", resume_.empty() ? -1 : state_.global_step);
     if (options_.writes_tensorboard()) {
-      tensorboard_.emplace(options_.logging_dir.empty() ? report::default_tensorboard_dir(options_.output_dir)
-                                                        : options_.logging_dir);
+      tensorboard_.emplace(report::tensorboard_dir(options_.logging_dir, options_.output_dir));
     }
     progress_.emplace(out_, !options_.disable_tqdm && ::isatty(::fileno(out_)) == 1, plan.total_steps,
                       state_.global_step);

@@ -126,6 +126,17 @@ TEST(HfSpellings, TrainerFlagsWithoutEffectRunWithANote) {
   EXPECT_EQ(run.err.find("--fp16"), std::string::npos) << run.err;
 }
 
+// transformers 5's Trainer flags: --warmup_steps below 1 is a fraction of the steps (it was
+// refused as "not an integer"); the removed --no_cuda and --logging_dir run with a note naming
+// what replaced them.
+TEST(HfSpellings, Transformers5WarmupStepsAndRemovedFlags) {
+  const TempDir dir;
+  const CliRun run = dry_run(dir, "--do_train --warmup_steps 0.1 --no_cuda --logging_dir " + (dir / "tb").string());
+  ASSERT_EQ(run.exit_code, 0) << run.output();
+  EXPECT_NE(run.out.find("\nwarmup_steps = 0.1\n"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("--use_cpu replaces it"), std::string::npos) << run.err;
+}
+
 TEST(HfSpellings, FlagsThatWouldChangeResultsAreRefusedWithWhatToUse) {
   const TempDir dir;
   const CliRun fp16 = dry_run(dir, "--do_train --fp16");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <regex>
 
@@ -399,6 +400,19 @@ TEST(HfTensorBoardLayout, RunFolderIsTrainingArgumentsLoggingDirDefault) {
       std::regex(R"((Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\d\d_\d\d-\d\d-\d\d_.+)")))
       << dir;
   EXPECT_TRUE(dir.filename().string().ends_with(fmt::format("_{}", this_host()))) << dir;
+}
+
+// --logging_dir (transformers 4) wins; without it transformers 5's TENSORBOARD_LOGGING_DIR
+// variable names the folder; without either, Trainer's default under output_dir.
+TEST(HfTensorBoardLayout, LoggingDirElseTheTransformers5VariableElseTheDefault) {
+  const char* kept = std::getenv("TENSORBOARD_LOGGING_DIR");
+  const std::string saved = kept != nullptr ? kept : "";
+  ::setenv("TENSORBOARD_LOGGING_DIR", "/tmp/tb_from_variable", 1);
+  EXPECT_EQ(tensorboard_dir("given", "out"), std::filesystem::path("given"));
+  EXPECT_EQ(tensorboard_dir("", "out"), std::filesystem::path("/tmp/tb_from_variable"));
+  ::unsetenv("TENSORBOARD_LOGGING_DIR");
+  EXPECT_EQ(tensorboard_dir("", "out").parent_path(), std::filesystem::path("out/runs"));
+  if (kept != nullptr) ::setenv("TENSORBOARD_LOGGING_DIR", saved.c_str(), 1);
 }
 
 TEST(HfTensorBoardLayout, TagsAreRewriteLogs) {

@@ -73,5 +73,36 @@ TEST(Mse, MeanLossAndGradient) {
   EXPECT_TRUE(testing::all_close(d, std::vector<float>{0, -4.0f / 3, 2.0f}, 1e-7));
 }
 
+TEST(BceWithLogits, IsTheWeightedLogLossAndItsGradientStableAtLargeLogits) {
+  // Soft targets, pos_weight 2.5, logits up to |x| = 40 (where log(sigmoid) of the naive form
+  // underflows in float32; the stable form does not).
+  const std::vector<float> x = {-3.0f, -0.5f, 0.0f, 0.7f, 4.0f, 40.0f, -40.0f}, y = {0, 1, 0.25f, 0.75f, 1, 0, 1};
+  const float pw = 2.5f;
+  double expected = 0;
+  for (std::size_t b = 0; b < x.size(); ++b) {
+    const double s = 1.0 / (1.0 + std::exp(-static_cast<double>(x[b])));
+    const double log_s = std::log(s), log_1s = std::log1p(-s);
+    expected += -(pw * y[b] * (std::isinf(log_s) ? static_cast<double>(x[b]) : log_s) +
+                  (1 - y[b]) * (std::isinf(log_1s) ? -static_cast<double>(x[b]) : log_1s));
+  }
+  const auto n = static_cast<std::int64_t>(x.size());
+  EXPECT_NEAR(bce_with_logits_forward(x.data(), y.data(), n, pw), expected / static_cast<double>(n), 1e-5);
+  std::vector<float> d(x.size());
+  bce_with_logits_backward(d.data(), x.data(), y.data(), n, pw, 0.5f);
+  for (std::size_t b = 0; b < x.size(); ++b) {  // finite differences of the (double) mean loss
+    std::vector<float> plus = x, minus = x;
+    const float h = 1e-2f;
+    plus[b] += h;
+    minus[b] -= h;
+    const double fd = (bce_with_logits_forward(plus.data(), y.data(), n, pw) -
+                       bce_with_logits_forward(minus.data(), y.data(), n, pw)) / (2 * h);
+    EXPECT_NEAR(d[b], 0.5 * fd, 2e-4) << "logit " << x[b];
+  }
+  // pos_weight 1 and hard targets: sigmoid(x) - y.
+  const std::vector<float> one = {0.3f}, target = {1.0f};
+  bce_with_logits_backward(d.data(), one.data(), target.data(), 1, 1.0f, 1.0f);
+  EXPECT_NEAR(d[0], 1.0 / (1.0 + std::exp(-0.3)) - 1.0, 1e-6);
+}
+
 }  // namespace
 }  // namespace shmtrain::tensor

@@ -78,6 +78,11 @@ std::filesystem::path default_tensorboard_dir(
     const std::filesystem::path& output_dir,
     std::chrono::system_clock::time_point now = std::chrono::system_clock::now());
 
+// A run's TensorBoard folder: `logging_dir` (transformers 4's --logging_dir) when given, else the
+// TENSORBOARD_LOGGING_DIR variable (what transformers 5 reads instead), else
+// default_tensorboard_dir(output_dir).
+std::filesystem::path tensorboard_dir(const std::filesystem::path& logging_dir, const std::filesystem::path& output_dir);
+
 // The TensorBoard tag Trainer logs `key` under: "eval_loss" -> "eval/loss", "test_f1" ->
 // "test/f1", any other key k -> "train/k" ("loss", "learning_rate", "epoch", "train_runtime").
 std::string hf_tensorboard_tag(std::string_view key);

@@ -114,7 +114,9 @@ struct TrainOptions {
   // (e.g. {"num_cycles": 2}); "" means none.
   std::string lr_scheduler_kwargs;
   double warmup_ratio = 0.0;
-  std::int64_t warmup_steps = 0;
+  // transformers 5's --warmup_steps: 1 or more, int of it; a fraction below 1, ceil(total steps x it)
+  // (what --warmup_ratio was); 0: --warmup_ratio decides.
+  double warmup_steps = 0;
   double weight_decay = 0.0;
   double adam_beta1 = 0.9;
   double adam_beta2 = 0.999;
