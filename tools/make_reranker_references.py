@@ -187,15 +187,8 @@ def main():
     model.apply(base.init_weights)
     state = {k: v.detach().clone() for k, v in model.hf_state().items()}
     base.save_safetensors(os.path.join(out, "model.safetensors"), state)
-    with open(os.path.join(out, "config.json"), "w") as f:
-        json.dump(cfg, f, indent=2, sort_keys=True)
-        f.write("\n")
     vocabulary = sentence.words()
-    with open(os.path.join(out, "vocab.txt"), "w") as f:
-        f.write("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + vocabulary) + "\n")
-    with open(os.path.join(out, "tokenizer_config.json"), "w") as f:
-        json.dump({"do_lower_case": True, "tokenizer_class": "BertTokenizer"}, f, indent=2)
-        f.write("\n")
+    sentence.write_folder_files(out, cfg, vocabulary)
     text = lambda ids: " ".join(vocabulary[i] for i in ids)  # noqa: E731
     generator = torch.Generator().manual_seed(51)
     rows = make_pairs(generator, vocabulary)

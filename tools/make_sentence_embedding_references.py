@@ -55,6 +55,18 @@ def words():
     return out[: VOCAB - 5]
 
 
+def write_folder_files(folder, config, vocabulary):
+    """A model folder's config.json, vocab.txt (the five specials, then the words) and tokenizer_config.json."""
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(config, f, indent=2, sort_keys=True)
+        f.write("\n")
+    with open(os.path.join(folder, "vocab.txt"), "w") as f:
+        f.write("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + vocabulary) + "\n")
+    with open(os.path.join(folder, "tokenizer_config.json"), "w") as f:
+        json.dump({"do_lower_case": True, "tokenizer_class": "BertTokenizer"}, f, indent=2)
+        f.write("\n")
+
+
 def config():
     c = base.bert_config("BertModel", 2)
     c["vocab_size"] = VOCAB
@@ -209,14 +221,7 @@ def modernbert(out, vocabulary, rows):
     mb.init_weights(model)
     state = {k: v.detach().clone() for k, v in model.state_dict().items()}
     base.save_safetensors(os.path.join(folder, "model.safetensors"), state)
-    with open(os.path.join(folder, "config.json"), "w") as f:
-        json.dump(c, f, indent=2, sort_keys=True)
-        f.write("\n")
-    with open(os.path.join(folder, "vocab.txt"), "w") as f:
-        f.write("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + vocabulary) + "\n")
-    with open(os.path.join(folder, "tokenizer_config.json"), "w") as f:
-        json.dump({"do_lower_case": True, "tokenizer_class": "BertTokenizer"}, f, indent=2)
-        f.write("\n")
+    write_folder_files(folder, c, vocabulary)
 
     def run(dtype, columns, scored, loss_fn, case_rows):
         m = mb.build(mb.ModernBertModel, r, state, dtype)
@@ -263,15 +268,8 @@ def main():
     model.apply(base.init_weights)
     state = {k: v.detach().clone() for k, v in model.state_dict().items()}
     base.save_safetensors(os.path.join(out, "model.safetensors"), state)
-    with open(os.path.join(out, "config.json"), "w") as f:
-        json.dump(cfg, f, indent=2, sort_keys=True)
-        f.write("\n")
     vocabulary = words()
-    with open(os.path.join(out, "vocab.txt"), "w") as f:
-        f.write("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + vocabulary) + "\n")
-    with open(os.path.join(out, "tokenizer_config.json"), "w") as f:
-        json.dump({"do_lower_case": True, "tokenizer_class": "BertTokenizer"}, f, indent=2)
-        f.write("\n")
+    write_folder_files(out, cfg, vocabulary)
     reference = {"settings": {"steps": STEPS, "batch": BATCH, "lr": 1e-3, "weight_decay": 0.01, "clip": 1.0,
                               "scheduler": "constant", "dropout": 0.0, "torch": torch.__version__}, "cases": {}}
     generator = torch.Generator().manual_seed(46)

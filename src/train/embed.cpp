@@ -97,41 +97,10 @@ std::unique_ptr<EmbeddingModel> load_embedding_model(const EmbeddingModelOptions
   return out;
 }
 
-namespace {
-
-std::vector<std::string> read_texts(const fs::path& input, const std::string& column) {
-  const std::string ext = data::lower_extension(input);
-  std::vector<std::string> texts;
-  if (ext == ".txt") {
-    const std::string bytes = data::read_data_file(input, "the --input file (a text a line)");
-    std::size_t begin = 0;
-    while (begin < bytes.size()) {
-      std::size_t end = bytes.find('\n', begin);
-      if (end == std::string::npos) end = bytes.size();
-      std::string line = bytes.substr(begin, end - begin);
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      texts.push_back(std::move(line));
-      begin = end + 1;
-    }
-    return texts;
-  }
-  const data::Table table = data::read_table_file(input, "the --input file", "--input");
-  const std::size_t c = table.column(column, "pass --text_column the column of texts");
-  for (const data::Record& record : table.records) {
-    const data::Value& v = record.fields[c];
-    if (v.kind != data::ValueKind::untyped && v.kind != data::ValueKind::string) {
-      fail_input("{}:{}: column '{}' must hold text", table.source, record.line, column);
-    }
-    texts.push_back(v.text);
-  }
-  return texts;
-}
-
-}  // namespace
-
 std::int64_t encode_file(const EncodeOptions& options) {
   if (options.batch_size < 1) fail_input("--batch_size must be at least 1");
-  const std::vector<std::string> texts = read_texts(options.input, options.text_column);
+  const std::vector<std::string> texts =
+      data::read_text_list(options.input, options.text_column, "--input", "--text_column");
   tensor::set_compute_threads(tensor::allowed_cpu_count());
   const std::unique_ptr<EmbeddingModel> loaded = load_embedding_model(options.model);
   const std::vector<float> embeddings =

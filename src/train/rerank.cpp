@@ -25,32 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> read_queries(const RerankOptions& o) {
-  std::vector<std::string> out;
-  if (data::lower_extension(o.queries) == ".txt") {
-    const std::string bytes = data::read_data_file(o.queries, "the --queries file (a query a line)");
-    for (std::size_t begin = 0; begin < bytes.size();) {
-      std::size_t end = bytes.find('\n', begin);
-      if (end == std::string::npos) end = bytes.size();
-      std::string line = bytes.substr(begin, end - begin);
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      out.push_back(std::move(line));
-      begin = end + 1;
-    }
-    return out;
-  }
-  const data::Table table = data::read_table_file(o.queries, "the --queries file", "--queries");
-  const std::size_t c = table.column(o.query_column, "pass --query_column the column of queries");
-  for (const data::Record& record : table.records) {
-    const data::Value& v = record.fields[c];
-    if (v.kind != data::ValueKind::untyped && v.kind != data::ValueKind::string) {
-      fail_input("{}:{}: column '{}' must hold text", table.source, record.line, o.query_column);
-    }
-    out.push_back(v.text);
-  }
-  return out;
-}
-
 std::vector<std::vector<std::string>> read_candidates(const fs::path& path, std::size_t queries) {
   const data::JsonLines file = data::read_json_lines(path, "the --candidates file");
   std::vector<std::vector<std::string>> out;
@@ -89,7 +63,8 @@ bool sigmoid_activation(const fs::path& config_path) {
 
 std::int64_t rerank_files(const RerankOptions& o) {
   if (o.batch_size < 1) fail_input("--batch_size must be at least 1");
-  const std::vector<std::string> queries = read_queries(o);
+  const std::vector<std::string> queries =
+      data::read_text_list(o.queries, o.query_column, "--queries", "--query_column");
   const std::vector<std::vector<std::string>> candidates = read_candidates(o.candidates, queries.size());
   const fs::path config_path = o.model / "config.json";
   if (!fs::is_regular_file(config_path)) fail_input("{}: config.json not found: pass --model_name_or_path a model folder", o.model.string());

@@ -89,6 +89,7 @@ TEST(HfConfig, WritesWhatTransformersWrites) {
   ],
   "attention_probs_dropout_prob": 0.1,
   "classifier_dropout": null,
+  "dtype": "float32",
   "hidden_act": "gelu",
   "hidden_dropout_prob": 0.0,
   "hidden_size": 64,
@@ -346,6 +347,7 @@ TEST(HfConfig, WritesADistilBertConfigThatReadsBack) {
   "attention_dropout": 0.1,
   "dim": 64,
   "dropout": 0.1,
+  "dtype": "float32",
   "hidden_dim": 128,
   "id2label": {
     "0": "LABEL_0",

@@ -59,6 +59,12 @@ std::string lower_extension(const std::filesystem::path& path);
 // naming the path, the extension and `flag` (the option that gave it) for any other.
 Table read_table_file(const std::filesystem::path& path, std::string_view what, std::string_view flag);
 
+// A list of texts from a file: .txt, one a line (a CRLF's CR dropped), or a table file's
+// `column` (read_table_file; `flag` names the option that gave the file, `column_flag` the one
+// that names the column). InputError naming the file and line of a cell that is not text.
+std::vector<std::string> read_text_list(const std::filesystem::path& path, const std::string& column,
+                                        std::string_view flag, std::string_view column_flag);
+
 // Tab-separated values, no quoting (GLUE's files). CRLF line ends are accepted and blank
 // lines at the end of the file skipped; any other line must have one field per column.
 // With a header the columns are the first line; without, `columns` names them.

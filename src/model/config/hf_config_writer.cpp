@@ -21,7 +21,10 @@ std::string hf_config_to_json(const BertConfig& config, std::string_view transfo
   fields["initializer_range"] = config.initializer_range;
   fields["max_position_embeddings"] = config.max_position_embeddings;
   fields["pad_token_id"] = config.pad_token_id;
-  fields["torch_dtype"] = "float32";  // shmtrain's checkpoints are F32
+  // shmtrain's checkpoints are F32, said in both spellings: transformers 5 reads `dtype`, 4.x
+  // `torch_dtype` (each keeps the other as a plain attribute).
+  fields["dtype"] = "float32";
+  fields["torch_dtype"] = "float32";
   fields["vocab_size"] = config.vocab_size;
   // PretrainedConfig's default (true) is left out, as save_pretrained leaves defaults out.
   if (!config.tie_word_embeddings) fields["tie_word_embeddings"] = false;
