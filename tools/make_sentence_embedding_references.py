@@ -144,9 +144,9 @@ def encode(batch_ids):
     return torch.tensor(input_ids), torch.tensor(mask)
 
 
-def train(state, cfg, rows, columns, scored, mode, normalize, loss_fn, dtype):
-    model = base.BertModelNoPooler(cfg).to(dtype)
-    model.load_state_dict({k: v.to(dtype) for k, v in state.items()})
+def train_loop(model, hidden_of, rows, columns, scored, mode, normalize, loss_fn, dtype):
+    """20 AdamW steps of `model` (hidden_of(ids, mask) its last hidden states): each column encoded
+    alone, pooled (and normalised), the loss over the columns' embeddings."""
     model.train()
     optimizer = base.adamw(model)
     losses = []
@@ -155,8 +155,7 @@ def train(state, cfg, rows, columns, scored, mode, normalize, loss_fn, dtype):
         reps = []
         for column in columns:
             ids, mask = encode([r[column] for r in batch])
-            hidden = model(ids, torch.zeros_like(ids), mask)
-            emb = pool(hidden, mask, mode)
+            emb = pool(hidden_of(ids, mask), mask, mode)
             reps.append(F.normalize(emb, p=2, dim=1) if normalize else emb)
         labels = torch.tensor([r["score"] for r in batch], dtype=dtype) if scored else None
         loss = loss_fn(reps, labels)
@@ -166,6 +165,13 @@ def train(state, cfg, rows, columns, scored, mode, normalize, loss_fn, dtype):
         optimizer.zero_grad(set_to_none=True)
         losses.append(float(loss))
     return losses
+
+
+def train(state, cfg, rows, columns, scored, mode, normalize, loss_fn, dtype):
+    model = base.BertModelNoPooler(cfg).to(dtype)
+    model.load_state_dict({k: v.to(dtype) for k, v in state.items()})
+    return train_loop(model, lambda ids, mask: model(ids, torch.zeros_like(ids), mask), rows, columns, scored, mode,
+                      normalize, loss_fn, dtype)
 
 
 def train_cached(state, cfg, rows, columns, mini, dtype):
@@ -225,23 +231,7 @@ def modernbert(out, vocabulary, rows):
 
     def run(dtype, columns, scored, loss_fn, case_rows):
         m = mb.build(mb.ModernBertModel, r, state, dtype)
-        m.train()
-        optimizer = base.adamw(m)
-        losses = []
-        for step in range(STEPS):
-            batch = case_rows[step * BATCH:(step + 1) * BATCH]
-            reps = []
-            for column in columns:
-                ids, mask = encode([x[column] for x in batch])
-                reps.append(pool(m(ids, mask), mask, "mean"))
-            labels = torch.tensor([x["score"] for x in batch], dtype=dtype) if scored else None
-            loss = loss_fn(reps, labels)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(m.parameters(), max_norm=1.0)
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
-            losses.append(float(loss))
-        return losses
+        return train_loop(m, m, case_rows, columns, scored, "mean", False, loss_fn, dtype)
 
     cases = {}
     for name in ("mnrl_triplets", "cosent", "matryoshka_mnrl"):
