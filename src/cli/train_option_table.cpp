@@ -114,7 +114,11 @@ std::vector<OptionSpec> make_table() {
              "mlm: without a validation split or file, evaluate on this first percentage of train (and train on the rest)"),
       option("loss", &TrainOptions::loss, data,
              "sentence-embedding: MultipleNegativesRankingLoss (default), CachedMultipleNegativesRankingLoss, "
-             "CoSENTLoss or AnglELoss; reranking: BinaryCrossEntropyLoss (default) (sentence-transformers' classes)"),
+             "CoSENTLoss or AnglELoss; reranking: BinaryCrossEntropyLoss (default), CrossEntropyLoss, ListNetLoss "
+             "or LambdaLoss (sentence-transformers' classes)"),
+      option("lambda_weighting_scheme", &TrainOptions::lambda_weighting_scheme, data,
+             "reranking: LambdaLoss's weighting scheme: ndcg_loss2pp (default), ndcg_loss2, lambda_rank, ndcg_loss1 "
+             "or none"),
       option("pos_weight", &TrainOptions::pos_weight, data,
              "reranking: BinaryCrossEntropyLoss's weight of the positive pairs (default 1)"),
       option("pooling", &TrainOptions::pooling, data,

@@ -52,22 +52,40 @@ void add_target(Batch& batch, const Example& example, Target target) {
     case Target::kTexts:
       batch.targets.push_back(example.target);  // a scored pair's score; 0 where there is none
       break;
+    case Target::kList:  // a label per candidate row
+      batch.targets.insert(batch.targets.end(), example.choice_targets.begin(), example.choice_targets.end());
+      break;
   }
 }
 
+// A listwise example's candidate c has row id example * kListRowStride + c: ids stay distinct
+// whatever the lists' lengths (a list longer than the stride is refused).
+constexpr std::int64_t kListRowStride = std::int64_t{1} << 20;
+
 // Multiple choice: each example's choices as rows of their own, example-major. Row ids count
-// choices (example * choices + c), so each choice draws its own dropout masks.
+// choices (example * choices + c), so each choice draws its own dropout masks. `lists`: the
+// examples may have any number of rows (listwise reranking), each length pushed to lengths.
 Dataset choice_rows(const Dataset& dataset, std::span<const std::int64_t> indices, std::vector<std::int64_t>& row_ids,
-                    std::int64_t& choices) {
+                    std::int64_t& choices, bool lists, std::vector<std::int32_t>& lengths) {
   Dataset rows{dataset.source, {}};
   choices = 0;
   for (const std::int64_t index : indices) {
     const Example& example = dataset.examples[static_cast<std::size_t>(index)];
     const auto n = static_cast<std::int64_t>(example.choice_lengths.size());
-    if (n == 0 || (choices != 0 && n != choices)) {
+    if (lists) {
+      if (n == 0 || n >= kListRowStride) {
+        fail_input("{}: example {} has {} candidates (1 to {} can be trained)", dataset.source, index, n,
+                   kListRowStride - 1);
+      }
+      if (example.choice_targets.size() != static_cast<std::size_t>(n)) {
+        fail_input("{}: example {} has {} candidates and {} labels", dataset.source, index, n,
+                   example.choice_targets.size());
+      }
+      lengths.push_back(static_cast<std::int32_t>(n));
+    } else if (n == 0 || (choices != 0 && n != choices)) {
       fail_input("{}: example {} has {} choices where the batch's others have {}", dataset.source, index, n, choices);
     }
-    choices = n;
+    choices = lists ? 0 : n;
     std::size_t first = 0;
     for (std::int64_t c = 0; c < n; ++c) {
       const auto length = static_cast<std::size_t>(example.choice_lengths[static_cast<std::size_t>(c)]);
@@ -84,7 +102,7 @@ Dataset choice_rows(const Dataset& dataset, std::span<const std::int64_t> indice
       row.token_type_ids = slice(example.token_type_ids);
       row.attention_mask = slice(example.attention_mask);
       rows.examples.push_back(std::move(row));
-      row_ids.push_back(index * n + c);
+      row_ids.push_back(lists ? index * kListRowStride + c : index * n + c);
       first += length;
     }
   }
@@ -179,7 +197,7 @@ Padding parse_padding(const std::string& value, const std::string& key) {
 
 Batch collate(const Dataset& dataset, std::span<const std::int64_t> indices, std::size_t max_seq_length,
               Padding padding, std::int32_t pad_id, Target target) {
-  if (target == Target::kChoice || target == Target::kTexts) {
+  if (target == Target::kChoice || target == Target::kTexts || target == Target::kList) {
     for (const std::int64_t index : indices) {
       if (index < 0 || index >= static_cast<std::int64_t>(dataset.examples.size())) {
         fail_input("{}: row index {} is outside the dataset's {} rows", dataset.source, index, dataset.examples.size());
@@ -187,13 +205,15 @@ Batch collate(const Dataset& dataset, std::span<const std::int64_t> indices, std
     }
     std::vector<std::int64_t> row_ids;
     std::int64_t choices = 0;
-    const Dataset rows = choice_rows(dataset, indices, row_ids, choices);
+    std::vector<std::int32_t> lengths;
+    const Dataset rows = choice_rows(dataset, indices, row_ids, choices, target == Target::kList, lengths);
     std::vector<std::int64_t> all(rows.examples.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::int64_t>(i);
     Batch batch = collate(rows, all, max_seq_length, padding, pad_id, Target::kClass);
     batch.labels.clear();
     batch.row_ids = std::move(row_ids);
     batch.choices = choices;
+    batch.list_lengths = std::move(lengths);
     for (const std::int64_t index : indices) add_target(batch, dataset.examples[static_cast<std::size_t>(index)], target);
     return batch;
   }

@@ -88,6 +88,14 @@ void validate_batch(const data::Batch& rows, const BertConfig& c, const std::str
     return;
   }
   if (c.is_regression()) {
+    if (!rows.list_lengths.empty()) {  // listwise: whole lists, a label per row
+      std::int64_t listed = 0;
+      for (const std::int32_t length : rows.list_lengths) {
+        if (length < 1) fail_input("{}: a list of {} candidates", source, length);
+        listed += length;
+      }
+      if (listed != batch) fail_input("{}: lists of {} candidates in all for {} rows", source, listed, batch);
+    }
     if (!targets.empty() && targets.size() != static_cast<std::size_t>(batch)) {
       fail_input("{}: {} regression targets for {} rows", source, targets.size(), batch);
     }

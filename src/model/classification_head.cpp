@@ -6,6 +6,7 @@
 #include "architectures/architecture.hpp"
 #include "backbone.hpp"
 #include "fit.hpp"
+#include "shmtrain/model/reranking/listwise_loss.hpp"
 #include "shmtrain/model/row_dropout.hpp"
 #include "shmtrain/tensor/linear.hpp"
 #include "shmtrain/tensor/loss.hpp"
@@ -92,6 +93,7 @@ float ClassificationHead::forward(const float* hidden, const data::Batch& batch,
     if (config_.score_loss == BertConfig::ScoreLoss::kBinaryCrossEntropy) {
       return tensor::bce_with_logits_forward(logits_.data(), batch.targets.data(), b_size, config_.pos_weight);
     }
+    if (config_.listwise() && !batch.list_lengths.empty()) return listwise_forward(batch);
     return tensor::mse_forward(logits_.data(), batch.targets.data(), b_size);
   }
   if (batch.labels.empty()) return std::numeric_limits<float>::quiet_NaN();
@@ -109,7 +111,11 @@ void ClassificationHead::backward(float* dhidden, float loss_scale) {
   const std::int64_t labels = config_.head_outputs();
 
   std::vector<float>& dlogits = probs_;  // the loss backward overwrites the cached softmax in place
-  if (config_.is_regression() && config_.score_loss == BertConfig::ScoreLoss::kBinaryCrossEntropy) {
+  if (config_.is_regression() && config_.listwise()) {
+    // listwise_forward left d(loss)/d(logits) of the batch's mean in probs_.
+    const float scale = loss_scale * batch.loss_weight;
+    for (std::int64_t b = 0; b < b_size; ++b) dlogits[b] *= scale;
+  } else if (config_.is_regression() && config_.score_loss == BertConfig::ScoreLoss::kBinaryCrossEntropy) {
     tensor::bce_with_logits_backward(dlogits.data(), logits_.data(), batch.targets.data(), b_size, config_.pos_weight,
                                      loss_scale);
   } else if (config_.is_regression()) {
@@ -146,6 +152,27 @@ void ClassificationHead::backward(float* dhidden, float loss_scale) {
       for (std::int64_t c = 0; c < h; ++c) row[t * h + c] = d[c] / count;
     }
   }
+}
+
+float ClassificationHead::listwise_forward(const data::Batch& batch) {
+  const auto rows = static_cast<std::size_t>(batch.batch);
+  const std::span<const float> scores(logits_.data(), rows);
+  const std::span<const float> labels(batch.targets.data(), rows);
+  double sum = 0;
+  double normalizer = 0;  // ListNet: a mean over the lists; LambdaLoss: over the pairs it takes
+  if (config_.score_loss == BertConfig::ScoreLoss::kListNet) {
+    sum = reranking::listnet_loss_sum(scores, labels, batch.list_lengths, probs_.data());
+    normalizer = static_cast<double>(batch.list_lengths.size());
+  } else {
+    const reranking::LambdaLossOptions options{.weighting = config_.lambda_weighting};
+    sum = reranking::lambda_loss_sum(scores, labels, batch.list_lengths, options, probs_.data());
+    normalizer = static_cast<double>(reranking::lambda_pair_count(labels, batch.list_lengths, options.weighting));
+  }
+  // A batch without a pair to rank (every label equal) adds nothing: sentence-transformers'
+  // mean over no pairs would be NaN.
+  const double inverse = normalizer > 0 ? 1.0 / normalizer : 0.0;
+  for (std::size_t b = 0; b < rows; ++b) probs_[b] = static_cast<float>(probs_[b] * inverse);
+  return static_cast<float>(sum * inverse) * batch.loss_weight;
 }
 
 }  // namespace shmtrain::model

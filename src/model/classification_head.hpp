@@ -44,6 +44,9 @@ class ClassificationHead final : public TaskHead {
   static bool own_choice_dense(const BertConfig& config);
   float dropout_p() const;        // before the classifier
   float input_dropout_p() const;  // before the dense layer, where the family has one
+  // A listwise reranker's loss over the batch's lists (ListNet or LambdaLoss), its gradient of
+  // the batch's mean left in probs_ for backward.
+  float listwise_forward(const data::Batch& batch);
 
   BertConfig config_;
   bool mean_pooling_;

@@ -167,9 +167,7 @@ void write_model_folder(const fs::path& folder, const model::BertConfig& config,
   if (config.head == model::ModelHead::kSentenceEmbedding) {
     model::sentence::write_sentence_transformers_files(folder, config.sentence, config.hidden_size);
   }
-  if (config.score_loss == model::BertConfig::ScoreLoss::kBinaryCrossEntropy) {
-    model::sentence::write_cross_encoder_files(folder);
-  }
+  if (config.cross_encoder) model::sentence::write_cross_encoder_files(folder, config.num_labels() == 1);
 }
 
 }  // namespace shmtrain::train

@@ -285,16 +285,26 @@ RunInputs load_run_inputs(const TrainOptions& given) {
     data_options.ir_eval_name = options.ir_eval_name;
   }
   if (data_options.task_name == "reranking") {
-    if (!options.loss.empty() && options.loss != "BinaryCrossEntropyLoss") {
-      fail_input("--loss {}: the reranking task trains with BinaryCrossEntropyLoss (its default); CrossEntropyLoss, "
-                 "MultipleNegativesRankingLoss, LambdaLoss and ListNetLoss are not built yet",
+    const std::string loss = options.loss.empty() ? "BinaryCrossEntropyLoss" : options.loss;
+    if (loss == "BinaryCrossEntropyLoss") {
+      config.score_loss = model::BertConfig::ScoreLoss::kBinaryCrossEntropy;
+    } else if (loss == "ListNetLoss") {
+      config.score_loss = model::BertConfig::ScoreLoss::kListNet;
+    } else if (loss == "LambdaLoss") {
+      config.score_loss = model::BertConfig::ScoreLoss::kLambda;
+      config.lambda_weighting =
+          model::reranking::parse_lambda_weighting(options.lambda_weighting_scheme, "--lambda_weighting_scheme");
+    } else if (loss != "CrossEntropyLoss") {
+      fail_input("--loss {}: the reranking task trains with BinaryCrossEntropyLoss (the default), CrossEntropyLoss, "
+                 "ListNetLoss or LambdaLoss (MultipleNegativesRankingLoss is not built yet)",
                  options.loss);
     }
     if (!(options.pos_weight > 0.0) || !std::isfinite(options.pos_weight)) {
       fail_input("--pos_weight {}: the positives' weight must be a positive number", options.pos_weight);
     }
-    config.score_loss = model::BertConfig::ScoreLoss::kBinaryCrossEntropy;
     config.pos_weight = static_cast<float>(options.pos_weight);
+    config.cross_encoder = true;
+    data_options.reranking_loss = loss;
     data_options.eval_name = options.eval_name;
   }
   for (std::size_t begin = 0; begin < options.label_names.size();) {

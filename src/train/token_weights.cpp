@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "shmtrain/data/dataset.hpp"
+#include "shmtrain/model/reranking/listwise_loss.hpp"
 
 namespace shmtrain::train {
 
@@ -35,6 +36,18 @@ void weigh_example_batches(std::vector<data::Batch>& batches, comm::Communicator
   std::vector<float> counts(batches.size());
   for (std::size_t i = 0; i < batches.size(); ++i) {
     counts[i] = static_cast<float>(batches[i].batch / std::max<std::int64_t>(batches[i].choices, 1));
+  }
+  weigh_by(batches, comm, counts);
+}
+
+void weigh_list_batches(std::vector<data::Batch>& batches, comm::Communicator& comm, const model::BertConfig& config) {
+  std::vector<float> counts(batches.size());
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    const data::Batch& b = batches[i];
+    counts[i] = static_cast<float>(
+        config.score_loss == model::BertConfig::ScoreLoss::kLambda
+            ? model::reranking::lambda_pair_count(b.targets, b.list_lengths, config.lambda_weighting)
+            : static_cast<std::int64_t>(b.list_lengths.size()));
   }
   weigh_by(batches, comm, counts);
 }

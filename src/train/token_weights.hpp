@@ -9,6 +9,7 @@
 
 #include "shmtrain/comm/communicator.hpp"
 #include "shmtrain/data/batch.hpp"
+#include "shmtrain/model/bert_config.hpp"
 
 namespace shmtrain::train {
 
@@ -17,5 +18,9 @@ void weigh_token_batches(std::vector<data::Batch>& batches, comm::Communicator& 
 // The same for sentence embeddings, whose losses are a mean over each batch's examples (its
 // anchors or pairs): weights M * P * e_i / E, so a short last batch counts by its examples.
 void weigh_example_batches(std::vector<data::Batch>& batches, comm::Communicator& comm);
+
+// Listwise reranking: ListNetLoss is a mean over the lists (weights by list count), LambdaLoss
+// over the pairs it takes (lambda_pair_count): summed over the step, so 1 and P workers agree.
+void weigh_list_batches(std::vector<data::Batch>& batches, comm::Communicator& comm, const model::BertConfig& config);
 
 }  // namespace shmtrain::train

@@ -141,7 +141,7 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
     }
     batches.push_back(data::collate(train, rows, static_cast<std::size_t>(inputs_.max_seq_length),
                                     options_.batch_padding(), inputs_.tokenizer->pad_id(),
-                                    inputs_.task->target()));
+                                    inputs_.task->train_target()));
     inputs_.task->prepare_batch(batches.back(), static_cast<std::uint64_t>(state_.epoch_index));  // run_mlm's masks
     model::validate_batch(batches.back(), inputs_.config, train.source);
     tokens += static_cast<double>(batches.back().real_tokens());
@@ -161,6 +161,8 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
     weigh_token_batches(batches, comm_);
   } else if (inputs_.task->target() == data::Target::kTexts) {
     weigh_example_batches(batches, comm_);
+  } else if (inputs_.task->train_target() == data::Target::kList) {
+    weigh_list_batches(batches, comm_, inputs_.config);
   }
   state_.batches_done += micro_batches;
   if (state_.batches_done >= plan.batches_per_epoch) {

@@ -1,6 +1,8 @@
 // Rows -> a padded or packed Batch.
 #include "shmtrain/data/collate.hpp"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "shmtrain/common/error.hpp"
@@ -140,6 +142,38 @@ TEST(DataCollate, LaysAnExamplesChoicesOutAsRowsWithOneLabel) {
   EXPECT_EQ(padded.input_ids, (std::vector<std::int32_t>{1, 11, 2, 1, 21, 0, 1, 10, 2, 1, 20, 0}));
   d.examples[0].choice_lengths = {5};
   EXPECT_THROW(collate(d, rows, 8, Padding::kNone, 0, Target::kChoice), InputError);
+}
+
+// Listwise reranking: an example's candidates as rows, lists of any length side by side, a
+// target per row, row ids distinct across examples whatever the lengths.
+TEST(DataCollate, LaysListsOfAnyLengthOutWithATargetPerRow) {
+  Dataset d;
+  d.source = "lists.jsonl";
+  Example three;  // three candidates of 2, 3 and 2 tokens
+  three.input_ids = {2, 5, 2, 6, 3, 2, 7};
+  three.token_type_ids = Ids(7, 0);
+  three.attention_mask = Ids(7, 1);
+  three.choice_lengths = {2, 3, 2};
+  three.choice_targets = {1.0f, 0.0f, 0.5f};
+  Example one;
+  one.input_ids = {2, 8, 3};
+  one.token_type_ids = Ids(3, 0);
+  one.attention_mask = Ids(3, 1);
+  one.choice_lengths = {3};
+  one.choice_targets = {2.0f};
+  d.examples = {three, one};
+  const std::vector<std::int64_t> rows = {1, 0};
+  const Batch b = collate(d, rows, 8, Padding::kNone, 0, Target::kList);
+  EXPECT_EQ(b.batch, 4);
+  EXPECT_EQ(b.list_lengths, (Ids{1, 3}));
+  EXPECT_EQ(b.targets, (std::vector<float>{2.0f, 1.0f, 0.0f, 0.5f}));
+  EXPECT_EQ(b.offsets, (Ids{0, 3, 5, 8, 10}));
+  EXPECT_EQ(b.choices, 0);
+  std::vector<std::int64_t> ids = b.row_ids;
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::unique(ids.begin(), ids.end()), ids.end());
+  d.examples[0].choice_targets.pop_back();  // a label missing
+  EXPECT_THROW(collate(d, rows, 8, Padding::kNone, 0, Target::kList), InputError);
 }
 
 }  // namespace

@@ -50,6 +50,64 @@ TEST(Reranking, BinaryCrossEntropyLossesEqualPyTorchOnOneAndTwoWorkers) {
   }
 }
 
+// ListNetLoss and LambdaLoss (NDCGLoss2++, and NDCGLoss1 whose pairs include the diagonal) over
+// labeled lists of 1 to 6 documents: 4 lists a step on 1 worker, 2 on each of 2 (the normaliser,
+// lists or pairs, summed across the workers).
+TEST(Reranking, ListwiseLossesEqualPyTorchOnOneAndTwoWorkers) {
+  const TempDir dir;
+  const auto listwise = nlohmann::json::parse(read_file(fixture() / "listwise.json"));
+  int runs = 0;
+  for (const auto& [name, c] : listwise["cases"].items()) {
+    const auto expected = c["losses"].get<std::vector<double>>();
+    for (const std::string workers : {" --per_device_train_batch_size 4",
+                                      " --per_device_train_batch_size 2 --nproc_per_node 2"}) {
+      SCOPED_TRACE(name + workers);
+      const fs::path out = dir / (name + std::to_string(workers.size()));
+      std::string arguments = flags(out) + " " + c["flags"].get<std::string>() + workers;
+      arguments.replace(arguments.find("pairs.jsonl"), 11, "lists.jsonl");
+      const CliRun run = run_shmtrain(arguments + " --max_seq_length 64");
+      ASSERT_EQ(run.exit_code, 0) << run.output();
+      const auto losses = logged_losses(out / "metrics.jsonl");
+      ASSERT_EQ(losses.size(), expected.size());
+      for (std::size_t i = 0; i < losses.size(); ++i) {
+        EXPECT_NEAR(losses[i], expected[i], 1e-4 * std::abs(expected[i])) << "step " << i + 1;
+      }
+      ++runs;
+    }
+  }
+  EXPECT_EQ(runs, 6);
+}
+
+// CrossEntropyLoss: a 3-class pair classifier (tests/fixtures/reranking/bert_tiny_cls3); its
+// folder is a CrossEncoder's with the Identity activation.
+TEST(Reranking, CrossEntropyLossEqualsPyTorchOnOneAndTwoWorkers) {
+  const TempDir dir;
+  const fs::path folder = fixtures_dir() / "reranking" / "bert_tiny_cls3";
+  const auto c = nlohmann::json::parse(read_file(folder / "reference.json"))["cases"]["cross_entropy"];
+  const auto expected = c["losses"].get<std::vector<double>>();
+  for (const std::string workers : {" --per_device_train_batch_size 8",
+                                    " --per_device_train_batch_size 4 --nproc_per_node 2"}) {
+    SCOPED_TRACE(workers);
+    const fs::path out = dir / std::to_string(workers.size());
+    const CliRun run = run_shmtrain("train --task_name reranking --do_train --model_name_or_path " + folder.string() +
+                                    " --train_file " + (folder / "classes.jsonl").string() + " --output_dir " +
+                                    out.string() +
+                                    " --max_seq_length 32 --learning_rate 1e-3 --weight_decay 0.01 "
+                                    "--lr_scheduler_type constant --shuffle false --logging_steps 1 "
+                                    "--num_train_epochs 1 --save_steps 0 --disable_tqdm --loss CrossEntropyLoss" +
+                                    workers);
+    ASSERT_EQ(run.exit_code, 0) << run.output();
+    const auto losses = logged_losses(out / "metrics.jsonl");
+    ASSERT_EQ(losses.size(), expected.size());
+    for (std::size_t i = 0; i < losses.size(); ++i) {
+      EXPECT_NEAR(losses[i], expected[i], 1e-4 * std::abs(expected[i])) << "step " << i + 1;
+    }
+    const auto config = nlohmann::json::parse(read_file(out / "config.json"));
+    EXPECT_EQ(config["id2label"].size(), 3u);
+    EXPECT_EQ(config["sentence_transformers"]["activation_fn"], "torch.nn.modules.linear.Identity");
+  }
+}
+
 TEST(Reranking, TheSavedFolderIsACrossEncoders) {
   const TempDir dir;
   const CliRun run = run_shmtrain(flags(dir / "out") + " --per_device_train_batch_size 8 --max_steps 2");
@@ -159,8 +217,27 @@ TEST(Reranking, BadInputNamesTheFileLineOrFlag) {
   write_file(dir / "both.jsonl", "{\"query\": \"lol\", \"positive\": [\"bil\"], \"negative\": [], \"documents\": []}\n");
   fails("--do_eval --validation_file " + (dir / "both.jsonl").string(),
         (dir / "both.jsonl").string() + ":1: a reranking sample needs exactly one of 'negative' and 'documents'");
+  fails("--do_train --train_file " + (fixture() / "pairs.jsonl").string() + " --loss RankNetLoss",
+        "--loss RankNetLoss: the reranking task trains with BinaryCrossEntropyLoss");
   fails("--do_train --train_file " + (fixture() / "pairs.jsonl").string() + " --loss LambdaLoss",
-        "--loss LambdaLoss: the reranking task trains with BinaryCrossEntropyLoss");
+        (fixture() / "pairs.jsonl").string() + ":1: column 'document' must hold a list of texts");
+  fails("--do_train --train_file " + (fixture() / "lists.jsonl").string() +
+            " --loss LambdaLoss --lambda_weighting_scheme ndcg",
+        "--lambda_weighting_scheme 'ndcg': LambdaLoss's weighting schemes are");
+  // Listwise rows: a label per document, at least one document, lists in list columns.
+  write_file(dir / "uneven.jsonl", "{\"query\": \"lol\", \"docs\": [\"bil\", \"bel\"], \"labels\": [1, 0]}\n"
+                                   "{\"query\": \"lol\", \"docs\": [\"bil\", \"bel\"], \"labels\": [1]}\n");
+  fails("--do_train --loss ListNetLoss --train_file " + (dir / "uneven.jsonl").string(),
+        (dir / "uneven.jsonl").string() + ":2: column 'docs' has 2 texts and column 'labels' 1 labels");
+  write_file(dir / "no_docs.jsonl", "{\"query\": \"lol\", \"docs\": [], \"labels\": []}\n");
+  fails("--do_train --loss LambdaLoss --train_file " + (dir / "no_docs.jsonl").string(),
+        (dir / "no_docs.jsonl").string() + ":1: the query has no candidate to rank (an empty list)");
+  write_file(dir / "flat.jsonl", "{\"query\": \"lol\", \"docs\": \"bil\", \"labels\": [1]}\n");
+  fails("--do_train --loss LambdaLoss --train_file " + (dir / "flat.jsonl").string(),
+        (dir / "flat.jsonl").string() + ":1: column 'docs' must hold a list of texts");
+  write_file(dir / "class.jsonl", "{\"query\": \"lol\", \"document\": \"bil\", \"label\": 0.5}\n");
+  fails("--do_train --loss CrossEntropyLoss --train_file " + (dir / "class.jsonl").string(),
+        (dir / "class.jsonl").string() + ":1: label 0.5 is not a class id");
   fails("--do_train --train_file " + (fixture() / "pairs.jsonl").string() + " --pos_weight 0",
         "--pos_weight 0: the positives' weight must be a positive number");
 }

@@ -19,6 +19,9 @@ struct Batch {
   // Multiple choice: rows per example (rows [e * choices, (e + 1) * choices) are example e's
   // choices, in order); labels then holds one class id per example, the right choice. 0 elsewhere.
   std::int64_t choices = 0;
+  // Listwise reranking: rows per example, examples of any size laid end to end (example e's
+  // rows follow example e - 1's); targets then holds a label per row. Empty elsewhere.
+  std::vector<std::int32_t> list_lengths;
   // (B) class ids, classification heads; token classification: (N) a class id per token of
   // the layout, kIgnoredLabel (-100, dataset.hpp) on tokens without a loss and on padding.
   std::vector<std::int32_t> labels;

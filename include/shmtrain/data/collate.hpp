@@ -23,7 +23,8 @@ Padding parse_padding(const std::string& value, const std::string& key);
 // Builds a Batch from dataset rows `indices` (in that order), laid out by `padding`: padded
 // rows are filled with pad_id, token_type 0, attention_mask 0. Target::kChoice: each index is an
 // example whose choices become rows of their own (batch.choices per example, a label per
-// example); kMaskedTokens: the rows' own token labels where they bring them, -100 elsewhere. Packing drops a row's trailing
+// example); kList: the same for a query's candidates, any number per example (batch.list_lengths,
+// a target per row); kMaskedTokens: the rows' own token labels where they bring them, -100 elsewhere. Packing drops a row's trailing
 // masked tokens (pre-tokenized rows that come padded); a batch with a masked token inside a
 // row (left padding) is padded to its longest row instead, which gives the same results. labels
 // (Target::kClass), targets (kRegression) or start and end positions (kSpan). No indices give an empty batch

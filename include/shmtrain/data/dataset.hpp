@@ -27,6 +27,9 @@ struct Example {
   // Sentence embeddings: a key per text (a hash of the text as the file has it, before any
   // prompt), for --batch_sampler no_duplicates. Empty elsewhere.
   std::vector<std::uint64_t> text_keys = {};
+  // Listwise reranking (Target::kList): a label per candidate, the candidates' (query,
+  // document) rows laid out as choices are. Empty elsewhere.
+  std::vector<float> choice_targets = {};
 };
 
 // PyTorch's CrossEntropyLoss ignore_index, the label of tokens that take no loss.
@@ -40,7 +43,10 @@ inline constexpr std::int32_t kIgnoredLabel = -100;
 // Sentence embeddings (kTexts): an example is its texts' rows (anchor, positive, negatives; or a
 // scored pair's two sentences) laid out as multiple choice lays out its choices, and target its
 // score where the data has one.
-enum class Target { kClass, kRegression, kSpan, kTokens, kMaskedTokens, kChoice, kTexts };
+// Listwise reranking (kList): an example is a query's candidates, each a (query, document) row,
+// laid out as choices are but any number of them per example, and a label per candidate
+// (choice_targets).
+enum class Target { kClass, kRegression, kSpan, kTokens, kMaskedTokens, kChoice, kTexts, kList };
 
 struct Dataset {
   std::string source;  // the file read, for messages

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "shmtrain/model/reranking/listwise_loss.hpp"
 #include "shmtrain/model/sentence/sentence_options.hpp"
 
 namespace shmtrain::model {
@@ -74,11 +75,18 @@ struct BertConfig {
   std::string position_embedding_type = "absolute";  // the only one supported
   std::string problem_type;                          // "", "regression", "single_label_classification"
   // The loss of a one-score head (num_labels 1): Hugging Face's regression (MSELoss), or a
-  // reranker's BCEWithLogitsLoss with pos_weight (sentence-transformers' BinaryCrossEntropyLoss,
-  // --task_name reranking). Not a config.json key: the run sets it.
-  enum class ScoreLoss { kMeanSquaredError, kBinaryCrossEntropy };
+  // reranker's (--task_name reranking): BCEWithLogitsLoss with pos_weight (sentence-transformers'
+  // BinaryCrossEntropyLoss), or over lists of candidates (data::Batch::list_lengths)
+  // ListNetLoss or LambdaLoss with its weighting scheme (model/reranking/listwise_loss.hpp).
+  // Not config.json keys: the run sets them.
+  enum class ScoreLoss { kMeanSquaredError, kBinaryCrossEntropy, kListNet, kLambda };
   ScoreLoss score_loss = ScoreLoss::kMeanSquaredError;
   float pos_weight = 1.0f;
+  reranking::LambdaWeighting lambda_weighting = reranking::LambdaWeighting::kNdcgLoss2PP;
+  // A cross-encoder (--task_name reranking): the saved folder carries sentence-transformers'
+  // CrossEncoder files, its activation Sigmoid for one score, Identity for classes.
+  bool cross_encoder = false;
+  bool listwise() const { return score_loss == ScoreLoss::kListNet || score_loss == ScoreLoss::kLambda; }
   // Classification head: label names by id. num_labels() == id2label.size(); 1 = regression.
   // The question-answering head has num_labels() == 2 outputs (start, end).
   std::vector<std::string> id2label = {"LABEL_0", "LABEL_1"};

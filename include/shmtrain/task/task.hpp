@@ -93,6 +93,9 @@ struct TaskOptions {
   // embedding's width (an example's outputs are its texts' vectors), the evaluator's name in
   // the metrics ("": the validation file's stem or the dataset's name).
   bool scored_pairs = false;
+  // Reranking: the loss (sentence-transformers' class name; "" BinaryCrossEntropyLoss), which
+  // decides the rows' form: (query, document, label) pairs, pairs with a class, or lists.
+  std::string reranking_loss;
   std::int64_t embedding_width = 0;
   std::string eval_name;
   // An information-retrieval evaluation in a BEIR folder, or in a NanoBEIR-style Hub dataset
@@ -159,6 +162,9 @@ class Task {
 
   // What the rows teach: it selects the model's head.
   virtual data::Target target() const = 0;
+  // What the training rows are collated as, when it differs from the evaluation's: listwise
+  // reranking trains on lists (kList) and scores (query, document) rows (kRegression).
+  virtual data::Target train_target() const { return target(); }
   // "examples", or "windows" where one input becomes several rows.
   virtual std::string row_noun() const { return "examples"; }
   // The data line of the run's plan: "mrpc | train 3668 examples | eval 408 examples | 2 labels (...)".

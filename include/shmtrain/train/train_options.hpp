@@ -75,6 +75,7 @@ struct TrainOptions {
   std::optional<std::int64_t> preprocessing_num_workers;  // accepted; tokenization uses every core
   // Sentence embeddings (sentence-transformers' modules and losses, their defaults).
   std::string loss;  // "": the task's default (MultipleNegativesRankingLoss, BinaryCrossEntropyLoss)
+  std::string lambda_weighting_scheme = "ndcg_loss2pp";  // reranking's LambdaLoss
   double pos_weight = 1.0;  // reranking's BinaryCrossEntropyLoss: the positives' weight
   std::string pooling;  // "": a sentence-transformers folder's Pooling, else mean
   bool normalize = false;

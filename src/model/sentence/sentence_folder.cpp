@@ -103,11 +103,12 @@ std::optional<SentenceFolder> read_sentence_transformers_folder(const std::files
   return out;
 }
 
-void write_cross_encoder_files(const std::filesystem::path& folder) {
+void write_cross_encoder_files(const std::filesystem::path& folder, bool one_score) {
   const std::filesystem::path config_path = folder / "config.json";
   std::ifstream in(config_path);
   nlohmann::ordered_json config = nlohmann::ordered_json::parse(in);
-  const char* sigmoid = "torch.nn.modules.activation.Sigmoid";
+  // CrossEncoder's default activation: Sigmoid on one score, Identity on classes' logits.
+  const char* sigmoid = one_score ? "torch.nn.modules.activation.Sigmoid" : "torch.nn.modules.linear.Identity";
   config["sentence_transformers"] = {{"activation_fn", sigmoid}, {"version", kSentenceTransformersVersion}};
   write_json(config_path, config);
   write_json(folder / "config_sentence_transformers.json",

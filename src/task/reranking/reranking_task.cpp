@@ -6,6 +6,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/data/json_lines.hpp"
@@ -16,36 +17,146 @@
 namespace shmtrain::task {
 namespace {
 
-constexpr const char* kRerankColumns = "--task_name reranking: columns query, document, label (a number in [0, 1])";
+constexpr const char* kRerankColumns =
+    "--task_name reranking: columns query, document, label (pairs), or query, docs, labels (lists)";
 constexpr std::int64_t kAtK = 10;  // CrossEncoderRerankingEvaluator's at_k
 
-// (query, document, label) rows: the first two text columns and the label column.
-data::Dataset pair_rows(const data::Table& table, const text::Tokenizer& tokenizer, std::size_t max_seq_length) {
-  std::vector<std::size_t> texts;
-  std::optional<std::size_t> label;
-  for (std::size_t c = 0; c < table.columns.size(); ++c) {
-    if (is_score_column(table.columns[c])) {
-      label = c;
-    } else {
-      texts.push_back(c);
-    }
+// The cross-encoder data collator's label columns, the first present in its order.
+std::optional<std::size_t> label_column(const data::Table& table) {
+  for (const char* name : {"label", "labels", "score", "scores"}) {
+    if (const auto c = table.find_column(name)) return c;
   }
+  return std::nullopt;
+}
+
+std::vector<std::size_t> text_columns(const data::Table& table, std::optional<std::size_t> label) {
+  std::vector<std::size_t> texts;
+  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    if (c != label) texts.push_back(c);
+  }
+  return texts;
+}
+
+// (query, document, label) rows: the first two text columns and the label column; the label a
+// probability (BinaryCrossEntropyLoss) or a class id (CrossEntropyLoss: class_count returns
+// the classes, the largest id + 1, at least 2).
+data::Dataset pair_rows(const data::Table& table, const text::Tokenizer& tokenizer, std::size_t max_seq_length,
+                        const std::string& loss, std::int64_t* class_count) {
+  const std::optional<std::size_t> label = label_column(table);
+  const std::vector<std::size_t> texts = text_columns(table, label);
   if (texts.size() != 2 || !label) {
-    fail_input("{}: BinaryCrossEntropyLoss takes (query, document, label) rows: two text columns and a 'label' or "
-               "'score' column; the file has columns {} (lists of candidates, the listwise form, are not read yet)",
-               table.source, data::join_names(table.columns));
+    fail_input("{}: {} takes (query, document, label) rows: two text columns and a 'label' or 'score' column; the "
+               "file has columns {}",
+               table.source, loss, data::join_names(table.columns));
   }
   data::Dataset out;
   out.source = table.source;
   data::tokenize_rows(table, texts[0], texts[1], tokenizer, max_seq_length, out.examples);
+  std::int64_t classes = 2;
   for (std::size_t r = 0; r < table.records.size(); ++r) {
     const data::Record& record = table.records[r];
     const double y = read_score(table, record, *label);
+    if (class_count != nullptr) {
+      if (y < 0.0 || y != std::floor(y) || y > 1e6) {
+        fail_input("{}:{}: label {} is not a class id: CrossEntropyLoss's target is a class 0, 1, ...", table.source,
+                   record.line, record.fields[*label].text);
+      }
+      out.examples[r].label = static_cast<std::int32_t>(y);
+      classes = std::max<std::int64_t>(classes, out.examples[r].label + 1);
+      continue;
+    }
     if (y < 0.0 || y > 1.0) {
       fail_input("{}:{}: label {} is outside [0, 1]: BinaryCrossEntropyLoss's target is a probability", table.source,
                  record.line, record.fields[*label].text);
     }
     out.examples[r].target = static_cast<float>(y);
+  }
+  if (class_count != nullptr) *class_count = classes;
+  return out;
+}
+
+// A list cell (a JSON array, as JSON Lines and Parquet's list columns hold one) parsed.
+nlohmann::json list_cell(const data::Table& table, const data::Record& record, std::size_t column,
+                         const char* what) {
+  const data::Value& v = record.fields[column];
+  nlohmann::json list;
+  if (v.kind == data::ValueKind::other) list = nlohmann::json::parse(v.text, nullptr, false);
+  if (!list.is_array()) {
+    fail_input("{}:{}: column '{}' must hold a list of {} (sentence-transformers' labeled-list form; JSON Lines or "
+               "Parquet)",
+               table.source, record.line, table.columns[column], what);
+  }
+  return list;
+}
+
+// Listwise rows: sentence-transformers' labeled-list form (query, docs: a list of texts,
+// labels: a number per doc), or (query, positive, negative_1, ...) rows, whose labels are 1
+// for the positive and 0 for the rest. An example is the query's candidates as rows of one list.
+data::Dataset list_rows(const data::Table& table, const text::Tokenizer& tokenizer, std::size_t max_seq_length,
+                        const std::string& loss) {
+  const std::optional<std::size_t> label = label_column(table);
+  const std::vector<std::size_t> texts = text_columns(table, label);
+  if ((label && texts.size() != 2) || (!label && texts.size() < 2)) {
+    fail_input("{}: {} takes lists: (query, docs, labels) rows, docs a list of texts and labels a number per doc, or "
+               "(query, positive, negative, ...) rows; the file has columns {}",
+               table.source, loss, data::join_names(table.columns));
+  }
+  data::Table pairs;
+  pairs.source = table.source;
+  pairs.columns = {table.columns[texts[0]], label ? table.columns[texts[1]] : "document"};
+  std::vector<std::vector<float>> labels(table.records.size());
+  for (std::size_t r = 0; r < table.records.size(); ++r) {
+    const data::Record& record = table.records[r];
+    const std::string& query = read_text(table, record, texts[0]);
+    std::vector<std::string> docs;
+    if (label) {
+      const nlohmann::json doc_list = list_cell(table, record, texts[1], "texts");
+      const nlohmann::json label_list = list_cell(table, record, *label, "numbers");
+      if (doc_list.size() != label_list.size()) {
+        fail_input("{}:{}: column '{}' has {} texts and column '{}' {} labels: a labeled list needs a label per text",
+                   table.source, record.line, table.columns[texts[1]], doc_list.size(), table.columns[*label],
+                   label_list.size());
+      }
+      for (std::size_t k = 0; k < doc_list.size(); ++k) {
+        if (!doc_list[k].is_string()) {
+          fail_input("{}:{}: column '{}': item {} is not a text", table.source, record.line, table.columns[texts[1]], k);
+        }
+        if (!label_list[k].is_number() || !std::isfinite(label_list[k].get<double>())) {
+          fail_input("{}:{}: column '{}': item {} is not a number", table.source, record.line, table.columns[*label], k);
+        }
+        docs.push_back(doc_list[k].get<std::string>());
+        labels[r].push_back(label_list[k].get<float>());
+      }
+    } else {
+      for (std::size_t k = 1; k < texts.size(); ++k) {
+        docs.push_back(read_text(table, record, texts[k]));
+        labels[r].push_back(k == 1 ? 1.0f : 0.0f);
+      }
+    }
+    if (docs.empty()) fail_input("{}:{}: the query has no candidate to rank (an empty list)", table.source, record.line);
+    for (std::string& doc : docs) {
+      data::Record pair;
+      pair.line = record.line;
+      pair.fields = {data::Value{query, data::ValueKind::string}, data::Value{std::move(doc), data::ValueKind::string}};
+      pairs.records.push_back(std::move(pair));
+    }
+  }
+  std::vector<data::Example> rows;
+  data::tokenize_rows(pairs, 0, 1, tokenizer, max_seq_length, rows);
+  data::Dataset out;
+  out.source = table.source;
+  out.examples.resize(table.records.size());
+  std::size_t next = 0;
+  for (std::size_t r = 0; r < table.records.size(); ++r) {
+    data::Example& list = out.examples[r];
+    for (std::size_t k = 0; k < labels[r].size(); ++k, ++next) {
+      const data::Example& row = rows[next];
+      list.input_ids.insert(list.input_ids.end(), row.input_ids.begin(), row.input_ids.end());
+      list.token_type_ids.insert(list.token_type_ids.end(), row.token_type_ids.begin(), row.token_type_ids.end());
+      list.attention_mask.insert(list.attention_mask.end(), row.attention_mask.begin(), row.attention_mask.end());
+      list.choice_lengths.push_back(static_cast<std::int32_t>(row.input_ids.size()));
+    }
+    list.choice_targets = std::move(labels[r]);
   }
   return out;
 }
@@ -77,13 +188,30 @@ std::unique_ptr<Task> RerankingTask::load(const TaskOptions& options, const text
   auto task = std::make_unique<RerankingTask>();
   task->name_ = "reranking";
   task->labels_.regression = true;
+  const std::string loss = options.reranking_loss.empty() ? "BinaryCrossEntropyLoss" : options.reranking_loss;
+  const bool lists = loss == "ListNetLoss" || loss == "LambdaLoss";
+  const bool classes = loss == "CrossEntropyLoss";
+  if (lists) task->train_target_ = data::Target::kList;
+  if (classes) task->target_ = task->train_target_ = data::Target::kClass;
   if (need_train) {
-    task->train_ = pair_rows(read_split(hub ? &hub->train : nullptr, options.train_file, "--train_file", kRerankColumns),
-                             tokenizer, options.max_seq_length);
+    const data::Table table =
+        read_split(hub ? &hub->train : nullptr, options.train_file, "--train_file", kRerankColumns);
+    std::int64_t class_count = 0;
+    task->train_ = lists ? list_rows(table, tokenizer, options.max_seq_length, loss)
+                         : pair_rows(table, tokenizer, options.max_seq_length, loss, classes ? &class_count : nullptr);
+    if (classes) {
+      // CrossEncoder(model, num_labels=K): the classes are 0..K-1, named as transformers names them.
+      task->labels_.regression = false;
+      for (std::int64_t k = 0; k < class_count; ++k) task->labels_.names.push_back(fmt::format("LABEL_{}", k));
+    }
     data::keep_first(*task->train_, options.max_train_samples);
     if (task->train_->examples.empty()) fail_input("{}: no examples", task->train_->source);
   }
   if (!need_eval) return task;
+  if (classes) {
+    fail_input("--task_name reranking --loss CrossEntropyLoss trains a pair classifier; its evaluation "
+               "(CrossEncoderClassificationEvaluator) is not built: train without --do_eval");
+  }
   if (options.validation_file.empty()) {
     fail_input("--task_name reranking --do_eval needs --validation_file: JSON Lines of {{\"query\", \"positive\": "
                "[...], \"negative\": [...]}} or {{\"query\", \"positive\": [...], \"documents\": [...]}}");

@@ -16,10 +16,11 @@ namespace shmtrain::model::sentence {
 void write_sentence_transformers_files(const std::filesystem::path& folder, const SentenceOptions& options,
                                        std::int64_t width);
 
-// A CrossEncoder's folder (a reranker: <Family>ForSequenceClassification with one score):
-// config.json (already written there) gains the "sentence_transformers" entry CrossEncoder
-// saves, its activation Sigmoid, and config_sentence_transformers.json is written beside it.
-void write_cross_encoder_files(const std::filesystem::path& folder);
+// A CrossEncoder's folder (a reranker: <Family>ForSequenceClassification with one score, or a
+// pair classifier): config.json (already written there) gains the "sentence_transformers"
+// entry CrossEncoder saves, its activation Sigmoid for one score (Identity for classes), and
+// config_sentence_transformers.json is written beside it.
+void write_cross_encoder_files(const std::filesystem::path& folder, bool one_score);
 
 // What a sentence-transformers folder says of the modules after its encoder, read as a
 // starting point: its modules.json (classic types sentence_transformers.models.Pooling /

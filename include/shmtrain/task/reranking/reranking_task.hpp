@@ -2,9 +2,13 @@
 // The reranking task (--task_name reranking): a cross-encoder trained as sentence-transformers'
 // CrossEncoderTrainer trains one, a <Family>ForSequenceClassification with one score per
 // (query, document) pair, the pair tokenized as the family's tokenizer pairs two texts.
-// Training rows: a table whose first two text columns are the query and the document and whose
-// `label` (or `score`) column is the pair's target in [0, 1], for BinaryCrossEntropyLoss;
-// .csv, .json/.jsonl, .parquet or a Hub dataset's parquet splits.
+// Training rows (.csv, .json/.jsonl, .parquet or a Hub dataset's parquet splits; the label
+// column the first of label, labels, score, scores): by the loss (TaskOptions::reranking_loss)
+// - BinaryCrossEntropyLoss: (query, document, label) rows, the label in [0, 1];
+// - CrossEntropyLoss: the same with a class id 0, 1, ... (classes: the largest + 1), the model a
+//   pair classifier (target kClass);
+// - ListNetLoss, LambdaLoss: lists (train_target kList): sentence-transformers' labeled-list rows
+//   (query, docs: [...], labels: [...]) or (query, positive, negative, ...) rows labelled 1, 0, ...
 // Evaluation: CrossEncoderRerankingEvaluator over --validation_file samples, JSON Lines of
 // {"query", "positive": [...], "negative": [...]} or {"query", "positive": [...],
 // "documents": [...]} (documents: a first-stage ranking, best first, positives among them or
@@ -28,7 +32,8 @@ class RerankingTask final : public Task {
   static std::unique_ptr<Task> load(const TaskOptions& options, const text::Tokenizer& tokenizer, bool need_train,
                                     bool need_eval);
 
-  data::Target target() const override { return data::Target::kRegression; }
+  data::Target target() const override { return target_; }
+  data::Target train_target() const override { return train_target_; }
   std::string describe_labels() const override;
   std::string describe_validation() const override;
   Metrics score(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
@@ -44,6 +49,10 @@ class RerankingTask final : public Task {
   };
 
  private:
+  // A score per pair (kRegression), or a class (kClass: CrossEntropyLoss); training rows are
+  // lists (kList) for the listwise losses.
+  data::Target target_ = data::Target::kRegression;
+  data::Target train_target_ = data::Target::kRegression;
   std::string eval_name_;
   std::vector<Sample> samples_;
 };
