@@ -90,7 +90,7 @@ std::vector<Command> add_commands(CLI::App& app) {
   return {
       add_info_command(app),  add_tokenize_command(app), add_topo_command(app),
       add_bench_command(app), add_train_command(app),    add_report_command(app), add_encode_command(app),
-      add_rerank_command(app),
+      add_rerank_command(app), add_mine_negatives_command(app),
       add_train_command(app, "run_mlm",
                         "run_mlm.py's job: masked-LM training on text (train --task_name mlm); its flags as train's",
                         "mlm"),

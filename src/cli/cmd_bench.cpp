@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "shmtrain/bench/allreduce_bench.hpp"
+#include "shmtrain/bench/search_bench.hpp"
 #include "shmtrain/bench/bert_workload.hpp"
 #include "shmtrain/bench/train_bench.hpp"
 #include "shmtrain/cli/commands.hpp"
@@ -169,6 +170,15 @@ Command add_bench_command(CLI::App& app) {
   allreduce->add_flag("--json", flags->options.json, "One JSON object per size instead of the table");
   add_multi_node_flags(*allreduce, flags->multi_node);
 
+  auto search = std::make_shared<bench::SearchBenchOptions>();
+  CLI::App* search_cmd = sub->add_subcommand(
+      "search", "mine-negatives' exact top-k search (blocked products) against this machine's GEMM rate");
+  search_cmd->add_option("--queries", search->queries, "Query rows")->capture_default_str();
+  search_cmd->add_option("--corpus", search->corpus, "Corpus rows")->capture_default_str();
+  search_cmd->add_option("--dim", search->dim, "Embedding width")->capture_default_str();
+  search_cmd->add_option("--k", search->k, "Candidates kept per query")->capture_default_str();
+  search_cmd->add_option("--runs", search->runs, "Passes of each (the best counts)")->capture_default_str();
+
   auto train_flags = std::make_shared<BenchTrainFlags>();
   CLI::App* train = sub->add_subcommand(
       "train", "Training samples/s of P workers vs 1 worker on all cores, on cores/P and on 1 core, verified");
@@ -208,8 +218,12 @@ Command add_bench_command(CLI::App& app) {
       ->delimiter(',');
   train->add_flag("--json", train_flags->json, "One JSON object per configuration, then one of ratios, per preset");
 
-  return {sub, [flags, train_flags, train] {
+  return {sub, [flags, train_flags, train, search, search_cmd] {
             if (train->parsed()) return run_bench_train(*train_flags);
+            if (search_cmd->parsed()) {
+              bench::run_search_bench(*search);
+              return 0;
+            }
             return run_bench_allreduce(*flags);
           }};
 }

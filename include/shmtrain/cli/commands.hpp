@@ -28,5 +28,6 @@ Command add_train_command(CLI::App& app, const std::string& name, const std::str
 Command add_report_command(CLI::App& app);
 Command add_encode_command(CLI::App& app);
 Command add_rerank_command(CLI::App& app);
+Command add_mine_negatives_command(CLI::App& app);
 
 }  // namespace shmtrain::cli
