@@ -1,6 +1,7 @@
 #include "shmtrain/train/embed.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <numeric>
 
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 
 std::vector<float> embed_texts(model::EncoderModel& model, const text::Tokenizer& tokenizer,
                                std::span<const std::string> texts, std::size_t max_seq_length,
-                               std::int64_t batch_size, const std::string& prompt) {
+                               std::int64_t batch_size, const std::string& prompt, std::int64_t* tokens) {
   const std::int64_t h = model.config().hidden_size;
   data::Dataset dataset{"texts", std::vector<data::Example>(texts.size())};
   tbb::parallel_for(std::size_t{0}, texts.size(), [&](std::size_t i) {
@@ -41,6 +42,10 @@ std::vector<float> embed_texts(model::EncoderModel& model, const text::Tokenizer
     return dataset.examples[static_cast<std::size_t>(a)].input_ids.size() >
            dataset.examples[static_cast<std::size_t>(b)].input_ids.size();
   });
+  if (tokens != nullptr) {
+    *tokens = 0;
+    for (const data::Example& e : dataset.examples) *tokens += static_cast<std::int64_t>(e.input_ids.size());
+  }
   std::vector<float> out(texts.size() * static_cast<std::size_t>(h));
   for (std::size_t first = 0; first < order.size(); first += static_cast<std::size_t>(batch_size)) {
     const std::size_t count = std::min(order.size() - first, static_cast<std::size_t>(batch_size));
@@ -103,9 +108,14 @@ std::int64_t encode_file(const EncodeOptions& options) {
       data::read_text_list(options.input, options.text_column, "--input", "--text_column");
   tensor::set_compute_threads(tensor::allowed_cpu_count());
   const std::unique_ptr<EmbeddingModel> loaded = load_embedding_model(options.model);
-  const std::vector<float> embeddings =
-      embed_texts(*loaded->model, *loaded->tokenizer, texts, loaded->max_seq_length, options.batch_size, options.prompt);
+  const auto start = std::chrono::steady_clock::now();
+  std::int64_t tokens = 0;
+  const std::vector<float> embeddings = embed_texts(*loaded->model, *loaded->tokenizer, texts, loaded->max_seq_length,
+                                                    options.batch_size, options.prompt, &tokens);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const auto rows = static_cast<std::int64_t>(texts.size());
+  fmt::print("embedded {} texts ({} tokens) in {:.2f} s: {:.1f} texts/s, {:.0f} tokens/s\n", rows, tokens, seconds,
+             static_cast<double>(rows) / seconds, static_cast<double>(tokens) / seconds);
   io::write_npy_f32(options.output, embeddings, rows, loaded->config.hidden_size);
   return rows;
 }

@@ -1,6 +1,7 @@
 #include "shmtrain/train/mine_negatives.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -124,8 +125,13 @@ std::vector<float> unit_embeddings(EmbeddingModel& loaded, const MineOptions& op
       return std::move(m.values);
     }
   }
+  const auto start = std::chrono::steady_clock::now();
+  std::int64_t tokens = 0;
   std::vector<float> out =
-      embed_texts(*loaded.model, *loaded.tokenizer, texts, loaded.max_seq_length, options.batch_size, prompt);
+      embed_texts(*loaded.model, *loaded.tokenizer, texts, loaded.max_seq_length, options.batch_size, prompt, &tokens);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("mine-negatives: embedded {} {} texts ({} tokens) in {:.2f} s: {:.1f} texts/s\n", texts.size(), what,
+             tokens, seconds, static_cast<double>(texts.size()) / seconds);
   for (std::size_t r = 0; r < texts.size(); ++r) {  // torch.nn.functional.normalize: x / max(|x|, 1e-12)
     float* row = out.data() + r * static_cast<std::size_t>(h);
     double norm = 0;
@@ -357,8 +363,14 @@ std::int64_t mine_negatives_file(const MineOptions& options) {
 
   // Steps 3-5.
   const std::int64_t dim = loaded->config.hidden_size;
+  const auto search_start = std::chrono::steady_clock::now();
   const MinedNegatives mined = select_negatives(query_embeddings.data(), n_queries, corpus_embeddings.data(),
                                                 static_cast<std::int64_t>(corpus.texts.size()), dim, positives, selection);
+  const double search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - search_start).count();
+  fmt::print("mine-negatives: searched {} queries x {} passages in {:.2f} s ({:.1f} GFLOP/s of products)\n", n_queries,
+             corpus.texts.size(), search_seconds,
+             2.0 * static_cast<double>(n_queries) * static_cast<double>(corpus.texts.size()) * static_cast<double>(dim) /
+                 search_seconds / 1e9);
 
   // Step 6: the rows, per (query, positive) in the queries' order.
   const std::string& anchor_name = table.columns[anchor];

@@ -1,4 +1,4 @@
-// `shmtrain topo` and `shmtrain bench allreduce` end to end, through the built binary.
+// `shmtrain topo`, `shmtrain bench allreduce` and `bench search` end to end, through the built binary.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -54,6 +54,17 @@ TEST(Cli, BenchAllreducePrintsVerifiedJsonPerSize) {
     ++lines;
   }
   EXPECT_EQ(lines, 2u);
+}
+
+TEST(Cli, BenchSearchPrintsTheSearchBesideTheGemmRate) {
+  const CliRun run = run_shmtrain("bench search --queries 100 --corpus 3000 --dim 32 --k 5 --runs 1");
+  ASSERT_EQ(run.exit_code, 0) << run.output();
+  EXPECT_NE(run.out.find("exact top-k search (similarity_topk)"), std::string::npos) << run.output();
+  EXPECT_NE(run.out.find("its products alone (no selection)"), std::string::npos) << run.output();
+  EXPECT_NE(run.out.find("search / GEMM rate (the faster of the two): "), std::string::npos) << run.output();
+  const CliRun bad = run_shmtrain("bench search --k 0");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("must be at least 1"), std::string::npos) << bad.output();
 }
 
 // Docker gives a container a 64 MiB /dev/shm. A one-host job maps its segment anonymously

@@ -18,10 +18,12 @@
 namespace shmtrain::train {
 
 // The embeddings (texts.size(), hidden_size) of `texts`, in their order, each prefixed by
-// `prompt`. REQUIRES: model's head is kSentenceEmbedding.
+// `prompt`; `tokens`, when given, gets the tokens embedded (special tokens included).
+// REQUIRES: model's head is kSentenceEmbedding.
 std::vector<float> embed_texts(model::EncoderModel& model, const text::Tokenizer& tokenizer,
                                std::span<const std::string> texts, std::size_t max_seq_length,
-                               std::int64_t batch_size, const std::string& prompt = {});
+                               std::int64_t batch_size, const std::string& prompt = {},
+                               std::int64_t* tokens = nullptr);
 
 // A model folder (Hugging Face, or sentence-transformers: its Pooling and Normalize read)
 // loaded for embedding.
@@ -46,7 +48,8 @@ std::unique_ptr<EmbeddingModel> load_embedding_model(const EmbeddingModelOptions
 
 // `shmtrain encode`: the texts of `input` (.txt: a text a line; .jsonl/.json, .csv, .parquet:
 // `text_column`) embedded with every core, written to `output` as a float32 .npy (rows in input
-// order). Returns the rows written.
+// order). Returns the rows written; prints the embedding's rate (texts/s, tokens/s, the model's
+// load and the file's writing left out).
 struct EncodeOptions {
   EmbeddingModelOptions model;
   std::filesystem::path input;
