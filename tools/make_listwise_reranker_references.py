@@ -14,6 +14,8 @@ Writes, in tests/fixtures/reranking/:
   except biases and LayerNorm, constant LR, clip 1.0, dropout 0, with a float64 run beside it:
   ListNetLoss, LambdaLoss (NDCGLoss2PPScheme), LambdaLoss (NDCGLoss1Scheme: every pair, the diagonal
   included);
+  MultipleNegativesRankingLoss on bert_tiny_cls/mnrl_pairs.jsonl and mnrl_triplets.jsonl (4 rows a step,
+  every in-batch negative: --num_negatives 100);
 - bert_tiny_cls3/: the same tiny BERT with a 3-class classifier, classes.jsonl (query, document, label
   0/1/2) and reference.json: CrossEntropyLoss (8 pairs a step) over 20 steps;
 - listwise_losses.json: for the unit test, lists of random scores and labels and, per weighting scheme
@@ -161,6 +163,42 @@ def train_lists(state, cfg, rows, loss_name, dtype):
     return losses
 
 
+def multiple_negatives(model, batch, scale=10.0):
+    """The cross-encoder MultipleNegativesRankingLoss (cross_encoder/losses/MultipleNegativesRankingLoss.py)
+    with every in-batch negative (num_negatives at least the batch's other documents): the anchors paired
+    with their positives, then for each in-batch slot the other rows' documents (every column's, flattened
+    column by column: the indices its `all_indices[mask]` branch means), then the hard negatives; sigmoid,
+    x scale, cross-entropy against the first."""
+    anchors = [r[0] for r in batch]
+    columns = [[r[c] for r in batch] for c in range(1, len(batch[0]))]
+    b = len(anchors)
+    flattened = [doc for column in columns for doc in column]
+    negatives = [[flattened[f] for f in range(b * len(columns)) if f % b != i] for i in range(b)]
+    scores = [model(*rr.encode_pairs(list(zip(anchors, columns[0])))).view(-1)]
+    for k in range(len(negatives[0])):
+        scores.append(model(*rr.encode_pairs([(anchors[i], negatives[i][k]) for i in range(b)])).view(-1))
+    for column in columns[1:]:
+        scores.append(model(*rr.encode_pairs(list(zip(anchors, column)))).view(-1))
+    logits = torch.sigmoid(torch.stack(scores, dim=1)) * scale
+    return nn.CrossEntropyLoss()(logits, torch.zeros(b, dtype=torch.long))
+
+
+def train_multiple_negatives(state, cfg, rows, dtype):
+    model = rr.BertForSequenceClassification(cfg).to(dtype)
+    model.load_hf_state({k: v.to(dtype) for k, v in state.items()})
+    model.train()
+    optimizer = base.adamw(model)
+    losses = []
+    for step in range(STEPS):
+        loss = multiple_negatives(model, rows[step * LISTS:(step + 1) * LISTS])
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        losses.append(float(loss))
+    return losses
+
+
 def train_classes(state, cfg, rows, dtype):
     model = rr.BertForSequenceClassification(cfg).to(dtype)
     model.load_hf_state({k: v.to(dtype) for k, v in state.items()})
@@ -231,6 +269,21 @@ def main():
         worst = max(abs(a - b) / abs(b) for a, b in zip(losses, losses64))
         reference["cases"][name] = {"train_file": "lists.jsonl", "flags": flags, "losses": losses,
                                     "losses_fp64_run": losses64}
+        print(f"{name}: losses {losses[0]:.5f} -> {losses[-1]:.5f}, fp32 vs fp64 {worst:.2e}")
+    # MultipleNegativesRankingLoss: (query, positive) pairs and (query, positive, negative) triplets.
+    pairs = rr.make_pairs(torch.Generator().manual_seed(65), vocabulary)
+    relevant = [(q, d) for q, d, y in pairs if y >= 0.5]
+    others = [d for _, d, y in pairs if y < 0.5]
+    for name, width in [("mnrl_pairs", 2), ("mnrl_triplets", 3)]:
+        rows_ = [(q, d, others[i])[:width] for i, (q, d) in enumerate(relevant[:STEPS * LISTS])]
+        with open(os.path.join(folder, name + ".jsonl"), "w") as f:
+            for row in rows_:
+                f.write(json.dumps(dict(zip(["query", "positive", "negative"], map(text, row)))) + "\n")
+        losses = train_multiple_negatives(state, cfg, rows_, torch.float32)
+        losses64 = train_multiple_negatives(state, cfg, rows_, torch.float64)
+        worst = max(abs(a - b) / abs(b) for a, b in zip(losses, losses64))
+        reference["cases"][name] = {"train_file": name + ".jsonl", "flags": "--loss MultipleNegativesRankingLoss "
+                                    "--num_negatives 100", "losses": losses, "losses_fp64_run": losses64}
         print(f"{name}: losses {losses[0]:.5f} -> {losses[-1]:.5f}, fp32 vs fp64 {worst:.2e}")
     with open(os.path.join(folder, "listwise.json"), "w") as f:
         json.dump(reference, f, indent=1)

@@ -126,7 +126,13 @@ std::vector<OptionSpec> make_table() {
       option("normalize", &TrainOptions::normalize, data,
              "sentence-embedding: a Normalize module after the pooling (unit-length embeddings); a sentence-transformers folder's Normalize is kept"),
       option("scale", &TrainOptions::scale, data,
-             "sentence-embedding: the loss's scale on the similarities (20; 1 / temperature)", positive),
+             "sentence-embedding: the loss's scale on the similarities (20; 1 / temperature); reranking: "
+             "MultipleNegativesRankingLoss's on the sigmoid scores (10)",
+             positive),
+      option("num_negatives", &TrainOptions::num_negatives, data,
+             "reranking: MultipleNegativesRankingLoss's in-batch negatives per query, drawn from the batch's other "
+             "rows' documents (4)",
+             at_least_one),
       option("gather_across_devices", &TrainOptions::gather_across_devices, data,
              "sentence-embedding: every worker's positives and negatives are every anchor's in-batch "
              "negatives (P workers train what 1 worker trains on the global batch)"),

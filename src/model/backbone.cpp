@@ -218,7 +218,12 @@ void Backbone::resize(const data::Batch& batch) {
   if (disentangled_) plan_relative();  // before the layers size their caches by it
   pool_last_ = last_layer_pooled(config_) && !uses_bf16_ && !unpadded_ && !full_last_layer_forced();
   const std::int64_t full_layers = config_.num_hidden_layers - (pool_last_ ? 1 : 0);
-  for (std::int64_t l = 0; l < full_layers; ++l) layers_[l].resize(dims(l), uses_bf16_);
+  // Training keeps every layer's activations for backward; inference needs only the layer it
+  // runs and its input, so two caches take turns (forward sizes them per layer): a batch of
+  // long texts would otherwise hold (and first touch) every layer's attention probabilities.
+  if (context_.train) {
+    for (std::int64_t l = 0; l < full_layers; ++l) layers_[l].resize(dims(l), uses_bf16_);
+  }
   for (auto* v : {&pooled_out_, &pooled_grad_}) fit(*v, pool_last_ ? n * h : 0);
   scratch_.resize(dims(0), uses_bf16_);
   const bool final_norm = architecture_of(config_).structure.final_norm != nullptr;
@@ -296,8 +301,10 @@ const float* Backbone::forward(const data::Batch& batch, const StepContext& cont
         std::copy_n(pooled_.output() + b * h, h, pooled_out_.data() + batch.row_begin(b) * h);
       return pooled_out_.data();  // no final norm: a pre-norm family never pools
     }
-    encoder_layer_forward(layers_[l], x, mask, layer_weights_[l], dims(l), layer_dropout(l));
-    x = layers_[l].output;
+    LayerCache& cache = layers_[static_cast<std::size_t>(context_.train ? l : l % 2)];
+    if (!context_.train) cache.resize(dims(l), uses_bf16_);
+    encoder_layer_forward(cache, x, mask, layer_weights_[l], dims(l), layer_dropout(l));
+    x = cache.output;
   }
   if (const char* final_norm = arch.structure.final_norm; final_norm != nullptr) {
     const std::string name = final_norm;

@@ -163,6 +163,9 @@ float ClassificationHead::listwise_forward(const data::Batch& batch) {
   if (config_.score_loss == BertConfig::ScoreLoss::kListNet) {
     sum = reranking::listnet_loss_sum(scores, labels, batch.list_lengths, probs_.data());
     normalizer = static_cast<double>(batch.list_lengths.size());
+  } else if (config_.score_loss == BertConfig::ScoreLoss::kMultipleNegatives) {
+    sum = reranking::multiple_negatives_loss_sum(scores, batch.list_lengths, config_.ranking_scale, probs_.data());
+    normalizer = static_cast<double>(batch.list_lengths.size());
   } else {
     const reranking::LambdaLossOptions options{.weighting = config_.lambda_weighting};
     sum = reranking::lambda_loss_sum(scores, labels, batch.list_lengths, options, probs_.data());

@@ -35,6 +35,11 @@ Prediction Task::predict(const ModelOutputs& /*outputs*/, const std::filesystem:
 
 void Task::prepare_batch(data::Batch& /*batch*/, std::uint64_t /*epoch*/) const {}
 
+std::optional<data::Dataset> Task::batch_examples(std::span<const std::int64_t> /*rows*/,
+                                                  std::uint64_t /*seed*/) const {
+  return std::nullopt;
+}
+
 double cross_entropy(std::span<const float> logits, std::int32_t label) {
   double max = logits[0];
   for (const float x : logits) max = std::max<double>(max, x);

@@ -108,7 +108,7 @@ model::sentence::SentenceOptions sentence_options(const TrainOptions& options, c
                                        : st::PoolingMode::kMean;
   s.normalize = options.normalize || (folder && folder->normalize);
   s.loss = st::parse_sentence_loss(options.loss.empty() ? "MultipleNegativesRankingLoss" : options.loss);
-  s.scale = static_cast<float>(options.scale);
+  s.scale = static_cast<float>(options.scale.value_or(20.0));
   s.gather_across_devices = options.gather_across_devices;
   s.mini_batch_size = options.mini_batch_size;
   s.max_seq_length = max_seq_length;
@@ -294,9 +294,13 @@ RunInputs load_run_inputs(const TrainOptions& given) {
       config.score_loss = model::BertConfig::ScoreLoss::kLambda;
       config.lambda_weighting =
           model::reranking::parse_lambda_weighting(options.lambda_weighting_scheme, "--lambda_weighting_scheme");
+    } else if (loss == "MultipleNegativesRankingLoss") {
+      config.score_loss = model::BertConfig::ScoreLoss::kMultipleNegatives;
+      config.ranking_scale = static_cast<float>(options.scale.value_or(10.0));
+      data_options.num_negatives = options.num_negatives;
     } else if (loss != "CrossEntropyLoss") {
       fail_input("--loss {}: the reranking task trains with BinaryCrossEntropyLoss (the default), CrossEntropyLoss, "
-                 "ListNetLoss or LambdaLoss (MultipleNegativesRankingLoss is not built yet)",
+                 "MultipleNegativesRankingLoss, ListNetLoss or LambdaLoss",
                  options.loss);
     }
     if (!(options.pos_weight > 0.0) || !std::isfinite(options.pos_weight)) {

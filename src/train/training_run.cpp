@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -139,9 +141,20 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
                              "batch with a duplicate of one of their texts",
                              state_.epoch_index + 1, rows_->left_out()));
     }
-    batches.push_back(data::collate(train, rows, static_cast<std::size_t>(inputs_.max_seq_length),
-                                    options_.batch_padding(), inputs_.tokenizer->pad_id(),
-                                    inputs_.task->train_target()));
+    const std::uint64_t micro_step = static_cast<std::uint64_t>(state_.global_step * options_.gradient_accumulation_steps + i);
+    // A task that makes its examples per batch (cross-encoder MNRL) draws them from the
+    // seed, the worker and the micro-step, so a resumed run draws the same ones.
+    const std::optional<data::Dataset> made = inputs_.task->batch_examples(
+        rows, static_cast<std::uint64_t>(options_.seed) * 0x9E3779B97F4A7C15ull ^ (micro_step << 16) ^
+                  static_cast<std::uint64_t>(comm_.rank()));
+    std::vector<std::int64_t> made_rows;
+    if (made) {
+      made_rows.resize(made->examples.size());
+      std::iota(made_rows.begin(), made_rows.end(), std::int64_t{0});
+    }
+    batches.push_back(data::collate(made ? *made : train, made ? made_rows : rows,
+                                    static_cast<std::size_t>(inputs_.max_seq_length), options_.batch_padding(),
+                                    inputs_.tokenizer->pad_id(), inputs_.task->train_target()));
     inputs_.task->prepare_batch(batches.back(), static_cast<std::uint64_t>(state_.epoch_index));  // run_mlm's masks
     model::validate_batch(batches.back(), inputs_.config, train.source);
     tokens += static_cast<double>(batches.back().real_tokens());

@@ -79,14 +79,20 @@ struct BertConfig {
   // BinaryCrossEntropyLoss), or over lists of candidates (data::Batch::list_lengths)
   // ListNetLoss or LambdaLoss with its weighting scheme (model/reranking/listwise_loss.hpp).
   // Not config.json keys: the run sets them.
-  enum class ScoreLoss { kMeanSquaredError, kBinaryCrossEntropy, kListNet, kLambda };
+  // kMultipleNegatives: sentence-transformers' cross-encoder MultipleNegativesRankingLoss, each list
+  // a query's positive first, then its negatives: cross-entropy of ranking_scale x sigmoid(score).
+  enum class ScoreLoss { kMeanSquaredError, kBinaryCrossEntropy, kListNet, kLambda, kMultipleNegatives };
   ScoreLoss score_loss = ScoreLoss::kMeanSquaredError;
   float pos_weight = 1.0f;
   reranking::LambdaWeighting lambda_weighting = reranking::LambdaWeighting::kNdcgLoss2PP;
+  float ranking_scale = 10.0f;
   // A cross-encoder (--task_name reranking): the saved folder carries sentence-transformers'
   // CrossEncoder files, its activation Sigmoid for one score, Identity for classes.
   bool cross_encoder = false;
-  bool listwise() const { return score_loss == ScoreLoss::kListNet || score_loss == ScoreLoss::kLambda; }
+  bool listwise() const {
+    return score_loss == ScoreLoss::kListNet || score_loss == ScoreLoss::kLambda ||
+           score_loss == ScoreLoss::kMultipleNegatives;
+  }
   // Classification head: label names by id. num_labels() == id2label.size(); 1 = regression.
   // The question-answering head has num_labels() == 2 outputs (start, end).
   std::vector<std::string> id2label = {"LABEL_0", "LABEL_1"};

@@ -96,6 +96,7 @@ struct TaskOptions {
   // Reranking: the loss (sentence-transformers' class name; "" BinaryCrossEntropyLoss), which
   // decides the rows' form: (query, document, label) pairs, pairs with a class, or lists.
   std::string reranking_loss;
+  std::int64_t num_negatives = 4;  // reranking's MultipleNegativesRankingLoss
   std::int64_t embedding_width = 0;
   std::string eval_name;
   // An information-retrieval evaluation in a BEIR folder, or in a NanoBEIR-style Hub dataset
@@ -165,6 +166,11 @@ class Task {
   // What the training rows are collated as, when it differs from the evaluation's: listwise
   // reranking trains on lists (kList) and scores (query, document) rows (kRegression).
   virtual data::Target train_target() const { return target(); }
+  // Training examples made for each batch from the rows the sampler dealt (`rows`, indices into
+  // train()), where a row's examples depend on the batch it lands in: the cross-encoder
+  // MultipleNegativesRankingLoss pairs each query with documents of the batch's other rows,
+  // drawn with `seed`. nullopt (the default): train()'s rows are collated as they are.
+  virtual std::optional<data::Dataset> batch_examples(std::span<const std::int64_t> rows, std::uint64_t seed) const;
   // "examples", or "windows" where one input becomes several rows.
   virtual std::string row_noun() const { return "examples"; }
   // The data line of the run's plan: "mrpc | train 3668 examples | eval 408 examples | 2 labels (...)".

@@ -79,7 +79,8 @@ struct TrainOptions {
   double pos_weight = 1.0;  // reranking's BinaryCrossEntropyLoss: the positives' weight
   std::string pooling;  // "": a sentence-transformers folder's Pooling, else mean
   bool normalize = false;
-  double scale = 20.0;
+  std::optional<double> scale;  // the loss's scale: sentence-embedding 20, reranking MNRL 10
+  std::int64_t num_negatives = 4;  // reranking MNRL: in-batch negatives per query
   bool gather_across_devices = false;
   std::string matryoshka_dims;     // comma-separated; "": no MatryoshkaLoss
   std::string matryoshka_weights;  // comma-separated, one per dim; "": 1 each

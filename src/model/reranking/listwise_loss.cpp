@@ -165,4 +165,32 @@ double listnet_loss_sum(std::span<const float> scores, std::span<const float> la
   return sum;
 }
 
+double multiple_negatives_loss_sum(std::span<const float> scores, std::span<const std::int32_t> lengths, double scale,
+                                   float* dscores) {
+  double sum = 0;
+  std::size_t first = 0;
+  std::vector<double> sig, z;
+  for (const std::int32_t n : lengths) {
+    sig.assign(static_cast<std::size_t>(n), 0.0);
+    z.assign(static_cast<std::size_t>(n), 0.0);
+    double z_max = -1e300;
+    for (std::int32_t j = 0; j < n; ++j) {
+      sig[j] = 1.0 / (1.0 + std::exp(-static_cast<double>(scores[first + j])));
+      z[j] = scale * sig[j];
+      z_max = std::max(z_max, z[j]);
+    }
+    double total = 0;
+    for (std::int32_t j = 0; j < n; ++j) total += std::exp(z[j] - z_max);
+    sum += z_max + std::log(total) - z[0];
+    if (dscores != nullptr) {
+      for (std::int32_t j = 0; j < n; ++j) {
+        const double p = std::exp(z[j] - z_max) / total - (j == 0 ? 1.0 : 0.0);
+        dscores[first + j] = static_cast<float>(p * scale * sig[j] * (1.0 - sig[j]));
+      }
+    }
+    first += static_cast<std::size_t>(n);
+  }
+  return sum;
+}
+
 }  // namespace shmtrain::model::reranking

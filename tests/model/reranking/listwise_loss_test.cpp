@@ -78,6 +78,33 @@ TEST(ListwiseLoss, GradientsMatchFiniteDifferences) {
   }
 }
 
+// The cross-encoder MultipleNegativesRankingLoss: the cross-entropy of 10 x sigmoid(scores)
+// against the first, by hand and by central differences.
+TEST(ListwiseLoss, MultipleNegativesIsTheCrossEntropyOfScaledSigmoids) {
+  const std::vector<std::int32_t> lengths = {3, 1, 4};
+  const std::vector<float> scores = {0.3f, -1.1f, 0.8f, 2.0f, -0.4f, 1.5f, 0.1f, -2.2f};
+  std::vector<float> grad(scores.size());
+  const double sum = multiple_negatives_loss_sum(scores, lengths, 10.0, grad.data());
+  double want = 0;
+  std::size_t first = 0;
+  for (const std::int32_t n : lengths) {
+    double total = 0;
+    for (std::int32_t j = 0; j < n; ++j) total += std::exp(10.0 / (1.0 + std::exp(-scores[first + j])));
+    want += std::log(total) - 10.0 / (1.0 + std::exp(-scores[first]));
+    first += static_cast<std::size_t>(n);
+  }
+  EXPECT_NEAR(sum, want, 1e-6);
+  EXPECT_EQ(grad[3], 0.0f);  // a list of one: nothing to rank
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    std::vector<float> up = scores, down = scores;
+    up[i] += 1e-2f;
+    down[i] -= 1e-2f;
+    const double numeric = (multiple_negatives_loss_sum(up, lengths, 10.0, nullptr) -
+                            multiple_negatives_loss_sum(down, lengths, 10.0, nullptr)) / 2e-2;
+    EXPECT_NEAR(grad[i], numeric, 2e-3 * std::max(1.0, std::abs(numeric))) << i;
+  }
+}
+
 TEST(ListwiseLoss, PairCountsFollowTheScheme) {
   const std::vector<std::int32_t> lengths = {3, 2};
   const std::vector<float> labels = {1, 0, 0, 2, 2};

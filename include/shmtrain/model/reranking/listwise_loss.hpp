@@ -48,4 +48,11 @@ std::int64_t lambda_pair_count(std::span<const float> labels, std::span<const st
 double listnet_loss_sum(std::span<const float> scores, std::span<const float> labels,
                         std::span<const std::int32_t> lengths, float* dscores);
 
+// The cross-encoder MultipleNegativesRankingLoss's cross-entropy (cross_encoder/losses/
+// MultipleNegativesRankingLoss.py, its activation Sigmoid): per list, z = scale x sigmoid(scores),
+// -log softmax(z)[0], the list's first candidate its positive. Returns the sum over the lists;
+// writes d(sum)/d(scores) when dscores is not null.
+double multiple_negatives_loss_sum(std::span<const float> scores, std::span<const std::int32_t> lengths, double scale,
+                                   float* dscores);
+
 }  // namespace shmtrain::model::reranking

@@ -9,6 +9,8 @@
 //   pair classifier (target kClass);
 // - ListNetLoss, LambdaLoss: lists (train_target kList): sentence-transformers' labeled-list rows
 //   (query, docs: [...], labels: [...]) or (query, positive, negative, ...) rows labelled 1, 0, ...
+// - MultipleNegativesRankingLoss: (query, positive, negative, ...) rows without labels, each
+//   made a list per batch (batch_examples).
 // Evaluation: CrossEncoderRerankingEvaluator over --validation_file samples, JSON Lines of
 // {"query", "positive": [...], "negative": [...]} or {"query", "positive": [...],
 // "documents": [...]} (documents: a first-stage ranking, best first, positives among them or
@@ -20,9 +22,12 @@
 // sigmoid of the logits in float32, as CrossEncoder.predict returns them.
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "shmtrain/data/table.hpp"
 #include "shmtrain/task/task.hpp"
 
 namespace shmtrain::task {
@@ -34,6 +39,12 @@ class RerankingTask final : public Task {
 
   data::Target target() const override { return target_; }
   data::Target train_target() const override { return train_target_; }
+  // MultipleNegativesRankingLoss: each row's list, its query paired with its positive, then
+  // num_negatives documents of the batch's other rows (all of them when there are no more;
+  // drawn uniformly without replacement from every other row's positive and negatives, as
+  // torch.multinomial draws them, from `seed`), then its own negatives; nullopt for the other
+  // losses.
+  std::optional<data::Dataset> batch_examples(std::span<const std::int64_t> rows, std::uint64_t seed) const override;
   std::string describe_labels() const override;
   std::string describe_validation() const override;
   Metrics score(const ModelOutputs& outputs, const std::filesystem::path& output_dir) const override;
@@ -49,11 +60,21 @@ class RerankingTask final : public Task {
   };
 
  private:
+  // MultipleNegativesRankingLoss's rows read and tokenized text by text (queries_, documents_).
+  data::Dataset in_batch_rows(const data::Table& table, const text::Tokenizer& tokenizer, const TaskOptions& options);
+
   // A score per pair (kRegression), or a class (kClass: CrossEntropyLoss); training rows are
   // lists (kList) for the listwise losses.
   data::Target target_ = data::Target::kRegression;
   data::Target train_target_ = data::Target::kRegression;
   std::string eval_name_;
+  // MultipleNegativesRankingLoss's rows, each text's ids without special tokens (the pairs are
+  // assembled per batch, truncated longest_first as the tokenizer truncates a pair).
+  const text::Tokenizer* tokenizer_ = nullptr;
+  std::size_t max_seq_length_ = 0;
+  std::int64_t num_negatives_ = 0;
+  std::vector<std::vector<std::int32_t>> queries_;
+  std::vector<std::vector<std::vector<std::int32_t>>> documents_;  // per row: positive, negatives
   std::vector<Sample> samples_;
 };
 
