@@ -17,7 +17,9 @@ Writes, in tests/fixtures/reranking/:
   MultipleNegativesRankingLoss on bert_tiny_cls/mnrl_pairs.jsonl and mnrl_triplets.jsonl (4 rows a step,
   every in-batch negative: --num_negatives 100);
 - bert_tiny_cls3/: the same tiny BERT with a 3-class classifier, classes.jsonl (query, document, label
-  0/1/2) and reference.json: CrossEntropyLoss (8 pairs a step) over 20 steps;
+  0/1/2) and reference.json: CrossEntropyLoss (8 pairs a step) over 20 steps, and
+  CrossEncoderClassificationEvaluator's f1_macro, f1_micro, f1_weighted of the trained model on
+  classes_dev.jsonl (scikit-learn's f1_score; needs python3-sklearn);
 - listwise_losses.json: for the unit test, lists of random scores and labels and, per weighting scheme
   (and ListNet), the loss and its gradient as torch's autograd gives them.
 """
@@ -27,6 +29,7 @@ import sys
 
 import torch
 import torch.nn as nn
+from sklearn.metrics import f1_score
 
 sys.path.insert(0, os.path.dirname(__file__))
 import make_head_references as base  # noqa: E402
@@ -214,7 +217,7 @@ def train_classes(state, cfg, rows, dtype):
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
         losses.append(float(loss))
-    return losses
+    return losses, model
 
 
 def loss_values(generator):
@@ -309,13 +312,27 @@ def main():
     with open(os.path.join(classes_dir, "classes.jsonl"), "w") as f:
         for q, d, y in class_rows:
             f.write(json.dumps({"sentence1": text(q), "sentence2": text(d), "label": y}) + "\n")
-    losses = train_classes(state3, cfg3, class_rows, torch.float32)
-    losses64 = train_classes(state3, cfg3, class_rows, torch.float64)
+    losses, trained = train_classes(state3, cfg3, class_rows, torch.float32)
+    losses64, _ = train_classes(state3, cfg3, class_rows, torch.float64)
     print(f"cross_entropy: losses {losses[0]:.5f} -> {losses[-1]:.5f}")
+    # CrossEncoderClassificationEvaluator (cross_encoder/evaluation/classification.py, num_labels > 1) of
+    # the trained model (its 20 steps) on classes_dev.jsonl: argmax of predict's logits, sklearn's f1_score.
+    dev = [(q, d, int(torch.randint(0, 3, (1,), generator=generator))) for q, d, _ in
+           rr.make_pairs(torch.Generator().manual_seed(66), vocabulary)[:40]]
+    with open(os.path.join(classes_dir, "classes_dev.jsonl"), "w") as f:
+        for q, d, y in dev:
+            f.write(json.dumps({"sentence1": text(q), "sentence2": text(d), "label": y}) + "\n")
+    trained.eval()
+    with torch.no_grad():
+        predicted = trained(*rr.encode_pairs([(q, d) for q, d, _ in dev])).argmax(dim=1).tolist()
+    truth = [y for _, _, y in dev]
+    evaluation = {f"f1_{a}": float(f1_score(truth, predicted, average=a)) for a in ("macro", "micro", "weighted")}
+    print("classification evaluation of the trained model:", evaluation, "predicted classes", sorted(set(predicted)))
     with open(os.path.join(classes_dir, "reference.json"), "w") as f:
         json.dump({"settings": {"steps": STEPS, "batch": PAIRS, "torch": torch.__version__},
                    "cases": {"cross_entropy": {"train_file": "classes.jsonl", "flags": "--loss CrossEntropyLoss",
-                                               "losses": losses, "losses_fp64_run": losses64}}}, f, indent=1)
+                                               "losses": losses, "losses_fp64_run": losses64}},
+                   "evaluation": evaluation}, f, indent=1)
         f.write("\n")
 
     with open(os.path.join(FIXTURES, "listwise_losses.json"), "w") as f:

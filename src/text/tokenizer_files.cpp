@@ -1,8 +1,10 @@
 #include "shmtrain/text/tokenizer_files.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -56,11 +58,14 @@ std::optional<std::string> get_token(const json& value, const char* key, const f
              value.dump());
 }
 
+// A list of tokens; transformers 5's extra_special_tokens may also be an object of named tokens
+// ({"image_token": "<image>"}), whose values are the tokens.
 void read_token_list(const json& object, const char* key, const fs::path& file,
                      std::vector<std::string>& out) {
   const auto it = object.find(key);
   if (it == object.end() || it->is_null()) return;
-  if (!it->is_array()) fail_input("{}: {} must be a list of tokens, got {}", file.string(), key, it->dump());
+  const bool named = it->is_object() && std::string_view(key) == "extra_special_tokens";
+  if (!it->is_array() && !named) fail_input("{}: {} must be a list of tokens, got {}", file.string(), key, it->dump());
   for (const json& item : *it) {
     if (auto token = get_token(item, key, file)) out.push_back(std::move(*token));
   }
@@ -193,7 +198,16 @@ void read_tokenizer_config(const fs::path& file, TokenizerSpec& spec, FileSettin
       if (auto token = get_token(*it, key, file)) *target = std::move(*token);
     }
   }
+  // transformers 4's additional_special_tokens, transformers 5's extra_special_tokens: the same
+  // tokens under either name (each once).
   read_token_list(root, "additional_special_tokens", file, spec.special.extra);
+  std::vector<std::string> extra;
+  read_token_list(root, "extra_special_tokens", file, extra);
+  for (std::string& token : extra) {
+    if (std::find(spec.special.extra.begin(), spec.special.extra.end(), token) == spec.special.extra.end()) {
+      spec.special.extra.push_back(std::move(token));
+    }
+  }
   if (auto decoder = root.find("added_tokens_decoder"); decoder != root.end() && decoder->is_object()) {
     for (const auto& [id, entry] : decoder->items()) {
       if (auto token = get_token(entry, "added_tokens_decoder", file))

@@ -37,7 +37,11 @@ void write_tokenizer_files(const std::filesystem::path& folder, const TokenizerS
   config["tokenize_chinese_chars"] = spec.normalizer.handle_chinese_chars;
   config["tokenizer_class"] = "BertTokenizer";
   config["unk_token"] = spec.special.unk;
-  if (!spec.special.extra.empty()) config["additional_special_tokens"] = spec.special.extra;
+  if (!spec.special.extra.empty()) {
+    // Both spellings: transformers 4 reads additional_special_tokens, 5 extra_special_tokens.
+    config["additional_special_tokens"] = spec.special.extra;
+    config["extra_special_tokens"] = spec.special.extra;
+  }
   io::write_file_atomically(folder / "tokenizer_config.json", config.dump(2) + "\n");
 
   nlohmann::ordered_json special;

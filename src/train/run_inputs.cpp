@@ -210,6 +210,10 @@ RunInputs load_run_inputs(const TrainOptions& given) {
     max_seq_length = config.max_sequence_length();
   }
 
+  if (options.overwrite_output_dir) {
+    notes.push_back("note: --overwrite_output_dir is gone from transformers 5's Trainer (it writes into output_dir "
+                    "as it is); shmtrain keeps it: the previous run's files in output_dir are removed first");
+  }
   if (!options.logging_dir.empty()) {
     notes.push_back("note: --logging_dir is gone from transformers 5's Trainer (the TENSORBOARD_LOGGING_DIR variable "
                     "replaces it); shmtrain takes either");

@@ -110,6 +110,22 @@ TEST(Reranking, CrossEntropyLossEqualsPyTorchOnOneAndTwoWorkers) {
     EXPECT_EQ(config["id2label"].size(), 3u);
     EXPECT_EQ(config["sentence_transformers"]["activation_fn"], "torch.nn.modules.linear.Identity");
   }
+  // CrossEncoderClassificationEvaluator after the 20 steps: the F1s of PyTorch's trained model.
+  const fs::path out = dir / "eval";
+  const CliRun run = run_shmtrain("train --task_name reranking --do_train --do_eval --model_name_or_path " +
+                                  folder.string() + " --train_file " + (folder / "classes.jsonl").string() +
+                                  " --validation_file " + (folder / "classes_dev.jsonl").string() + " --output_dir " +
+                                  out.string() +
+                                  " --max_seq_length 32 --learning_rate 1e-3 --weight_decay 0.01 "
+                                  "--lr_scheduler_type constant --shuffle false --num_train_epochs 1 --save_steps 0 "
+                                  "--disable_tqdm --loss CrossEntropyLoss --per_device_train_batch_size 8");
+  ASSERT_EQ(run.exit_code, 0) << run.output();
+  const auto results = nlohmann::json::parse(read_file(out / "eval_results.json"));
+  const auto f1 = nlohmann::json::parse(read_file(folder / "reference.json"))["evaluation"];
+  for (const char* key : {"f1_macro", "f1_micro", "f1_weighted"}) {
+    ASSERT_TRUE(results.contains(std::string("eval_classes_dev_") + key)) << results.dump();
+    EXPECT_NEAR(results[std::string("eval_classes_dev_") + key].get<double>(), f1[key].get<double>(), 1e-9);
+  }
 }
 
 TEST(Reranking, TheSavedFolderIsACrossEncoders) {

@@ -66,6 +66,20 @@ TEST(HfConfig, MissingKeysTakeTransformersDefaultsAndUnknownKeysAreIgnored) {
   EXPECT_EQ(config.num_labels(), 2);
 }
 
+// A config with auto_map (the model's own code) is refused naming the classes it maps.
+TEST(HfConfig, CustomCodeIsRefusedNamingItsClasses) {
+  const std::string message = shmtrain::testing::error_of([] {
+    parse_hf_config(R"({"model_type": "xlm-roberta", "auto_map": {"AutoConfig": "jinaai/xlm-roberta-flash--configuration_xlm_roberta.XLMRobertaFlashConfig",
+                        "AutoModel": "jinaai/xlm-roberta-flash--modeling_lora.XLMRobertaLoRA"}})",
+                    "jina/config.json");
+  });
+  EXPECT_NE(message.find("jina/config.json"), std::string::npos) << message;
+  EXPECT_NE(message.find("auto_map"), std::string::npos) << message;
+  EXPECT_NE(message.find("AutoModel -> jinaai/xlm-roberta-flash--modeling_lora.XLMRobertaLoRA"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("remove auto_map"), std::string::npos) << message;
+}
+
 TEST(HfConfig, LabelsFromNumLabelsOrLabel2id) {
   EXPECT_EQ(parse_hf_config(R"({"num_labels": 3})", "c").id2label,
             (std::vector<std::string>{"LABEL_0", "LABEL_1", "LABEL_2"}));

@@ -88,6 +88,19 @@ TEST(TextTokenizerFiles, TokenizerConfigDecidesOverTheVocabulary) {
   EXPECT_EQ(spec.special.extra, (std::vector<std::string>{"<ent>"}));
 }
 
+// transformers 5's spellings: extra_special_tokens (a list, or an object of named tokens) for
+// additional_special_tokens, a "backend" key, no special_tokens_map.json.
+TEST(TextTokenizerFiles, TransformersFivesExtraSpecialTokensAreRead) {
+  TempDir dir;
+  write_vocab_folder(dir, shmtrain::testing::cased_vocab());
+  write_file(dir / "tokenizer_config.json",
+             R"({"backend": "tokenizers", "additional_special_tokens": ["<ent>"],
+                 "extra_special_tokens": {"entity_token": "<ent>", "image_token": "<img>"}})");
+  EXPECT_EQ(load_tokenizer_spec(dir.path()).special.extra, (std::vector<std::string>{"<ent>", "<img>"}));
+  write_file(dir / "tokenizer_config.json", R"({"extra_special_tokens": ["<a>", "<b>"]})");
+  EXPECT_EQ(load_tokenizer_spec(dir.path()).special.extra, (std::vector<std::string>{"<a>", "<b>"}));
+}
+
 TEST(TextTokenizerFiles, CommandLineOverrideWinsAndStripAccentsFollowsIt) {
   TempDir dir;
   write_vocab_folder(dir, shmtrain::testing::cased_vocab());

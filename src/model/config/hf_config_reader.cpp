@@ -158,6 +158,28 @@ void read_common_fields(const ConfigObject& config, const Architecture& arch, Be
   config.read("tie_word_embeddings", out.tie_word_embeddings);
 }
 
+// config.json's auto_map names the model's own Python classes (trust_remote_code): the model
+// may differ from transformers' class of its model_type (jina-embeddings-v3 says xlm-roberta and
+// is rotary with LoRA adapters), so shmtrain, which runs no remote code and implements each
+// model_type as transformers does, refuses it rather than train something else. No model with
+// an auto_map is known to equal its native model_type exactly: the list is empty.
+void refuse_custom_code(const ConfigObject& config, const ConfigJson& root, const std::string& model_type) {
+  const auto found = root.find("auto_map");
+  if (found == root.end() || found->is_null()) return;
+  std::vector<std::string> classes;
+  if (found->is_object()) {
+    for (const auto& [auto_class, target] : found->items()) {
+      const ConfigJson& name = target.is_array() && !target.empty() ? target.front() : target;
+      classes.push_back(auto_class + " -> " + (name.is_string() ? name.get<std::string>() : name.dump()));
+    }
+  }
+  config.fail("auto_map",
+              "maps {} to the model's own code (trust_remote_code); shmtrain runs no remote code and would train it "
+              "as transformers' '{}', which that code may change (rotary positions, adapters, another head). If the "
+              "model is exactly transformers' {} architecture, remove auto_map from config.json",
+              classes.empty() ? found->dump() : fmt::format("{}", fmt::join(classes, ", ")), model_type, model_type);
+}
+
 }  // namespace
 
 BertConfig parse_hf_config(std::string_view json_text, const std::string& source) {
@@ -196,6 +218,7 @@ BertConfig parse_hf_config(std::string_view json_text, const std::string& source
   if (arch == nullptr) {
     config.fail("model_type", "is '{}'; shmtrain reads {} configs", out.model_type, supported_model_types());
   }
+  refuse_custom_code(config, root, out.model_type);
   arch->set_defaults(out);
   read_common_fields(config, *arch, out);
   arch->read_config(config, out);

@@ -1,7 +1,9 @@
 #include "shmtrain/task/reranking/reranking_metrics.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <vector>
 
@@ -81,6 +83,37 @@ QueryFigures rerank_figures(std::span<const std::uint8_t> relevant, std::span<co
     recall_before = recall;
     first = last;
   }
+  return out;
+}
+
+F1Scores f1_scores(std::span<const std::int32_t> truth, std::span<const std::int32_t> predicted) {
+  std::map<std::int32_t, std::array<std::int64_t, 3>> counts;  // class -> true positives, false positives, support
+  std::int64_t correct = 0;
+  for (std::size_t i = 0; i < truth.size(); ++i) {
+    auto& t = counts[truth[i]];
+    auto& p = counts[predicted[i]];
+    ++t[2];
+    if (truth[i] == predicted[i]) {
+      ++t[0];
+      ++correct;
+    } else {
+      ++p[1];
+    }
+  }
+  F1Scores out;
+  if (truth.empty()) return out;
+  double weighted_support = 0;
+  for (const auto& [label, c] : counts) {
+    const std::int64_t false_negatives = c[2] - c[0];
+    const double denominator = static_cast<double>(2 * c[0] + c[1] + false_negatives);
+    const double f1 = c[0] == 0 ? 0.0 : 2.0 * static_cast<double>(c[0]) / denominator;
+    out.macro += f1;
+    out.weighted += f1 * static_cast<double>(c[2]);
+    weighted_support += static_cast<double>(c[2]);
+  }
+  out.macro /= static_cast<double>(counts.size());
+  out.weighted /= weighted_support;
+  out.micro = static_cast<double>(correct) / static_cast<double>(truth.size());  // single-label: accuracy
   return out;
 }
 

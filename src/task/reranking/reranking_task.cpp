@@ -269,18 +269,24 @@ std::unique_ptr<Task> RerankingTask::load(const TaskOptions& options, const text
     task->train_ = in_batch ? task->in_batch_rows(table, tokenizer, options)
                    : lists  ? list_rows(table, tokenizer, options.max_seq_length, loss)
                             : pair_rows(table, tokenizer, options.max_seq_length, loss, classes ? &class_count : nullptr);
-    if (classes) {
-      // CrossEncoder(model, num_labels=K): the classes are 0..K-1, named as transformers names them.
-      task->labels_.regression = false;
-      for (std::int64_t k = 0; k < class_count; ++k) task->labels_.names.push_back(fmt::format("LABEL_{}", k));
-    }
+    task->set_classes(class_count);
     data::keep_first(*task->train_, options.max_train_samples);
     if (task->train_->examples.empty()) fail_input("{}: no examples", task->train_->source);
   }
   if (!need_eval) return task;
-  if (classes) {
-    fail_input("--task_name reranking --loss CrossEntropyLoss trains a pair classifier; its evaluation "
-               "(CrossEncoderClassificationEvaluator) is not built: train without --do_eval");
+  if (classes) {  // CrossEncoderClassificationEvaluator over (query, document, class) rows
+    if (options.validation_file.empty() && (hub == nullptr || hub->validation.empty())) {
+      fail_input("--task_name reranking --loss CrossEntropyLoss --do_eval needs --validation_file: (query, "
+                 "document, label) rows, the label a class id");
+    }
+    std::int64_t class_count = 0;
+    task->validation_ = pair_rows(read_split(hub ? &hub->validation : nullptr, options.validation_file,
+                                             "--validation_file", kRerankColumns),
+                                  tokenizer, options.max_seq_length, loss, &class_count);
+    data::keep_first(*task->validation_, options.max_eval_samples);
+    task->set_classes(class_count);
+    task->eval_name_ = !options.eval_name.empty() ? options.eval_name : options.validation_file.stem().string();
+    return task;
   }
   if (options.validation_file.empty()) {
     fail_input("--task_name reranking --do_eval needs --validation_file: JSON Lines of {{\"query\", \"positive\": "
@@ -383,7 +389,30 @@ std::string RerankingTask::describe_labels() const { return "a score per (query,
 
 std::string RerankingTask::describe_validation() const { return fmt::format(" of {} queries", samples_.size()); }
 
+void RerankingTask::set_classes(std::int64_t count) {
+  if (target_ != data::Target::kClass) return;
+  // CrossEncoder(model, num_labels=K): the classes 0..K-1, named as transformers names them; the
+  // most any split holds.
+  labels_.regression = false;
+  for (auto k = static_cast<std::int64_t>(labels_.names.size()); k < count; ++k) {
+    labels_.names.push_back(fmt::format("LABEL_{}", k));
+  }
+}
+
 Metrics RerankingTask::score(const ModelOutputs& outputs, const std::filesystem::path&) const {
+  if (target_ == data::Target::kClass) {
+    // CrossEncoderClassificationEvaluator with classes: argmax of the logits (the first of equal
+    // ones, as numpy's), then scikit-learn's f1_score, macro, micro and weighted.
+    std::vector<std::int32_t> truth, predicted;
+    for (std::size_t r = 0; r < validation_->examples.size(); ++r) {
+      const float* row = outputs.values.data() + r * static_cast<std::size_t>(outputs.width);
+      predicted.push_back(static_cast<std::int32_t>(std::max_element(row, row + outputs.width) - row));
+      truth.push_back(validation_->examples[r].label);
+    }
+    const reranking::F1Scores f1 = reranking::f1_scores(truth, predicted);
+    return {{eval_name_ + "_f1_macro", f1.macro}, {eval_name_ + "_f1_micro", f1.micro},
+            {eval_name_ + "_f1_weighted", f1.weighted}};
+  }
   double map = 0, mrr = 0, ndcg = 0, base_map = 0, base_mrr = 0, base_ndcg = 0;
   std::int64_t documents = 0;  // the samples with a first-stage ranking: the base figures' mean is over them
   for (const Sample& s : samples_) {

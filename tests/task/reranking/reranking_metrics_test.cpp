@@ -29,6 +29,21 @@ TEST(RerankingMetrics, EqualTheEvaluatorsOverScikitLearnWithTies) {
   }
 }
 
+// CrossEncoderClassificationEvaluator's F1s: scikit-learn's f1_score, classes only predicted or
+// only true included.
+TEST(RerankingMetrics, F1ScoresEqualScikitLearns) {
+  const auto file = nlohmann::json::parse(testing::read_file(testing::fixtures_dir() / "reranking" / "metrics.json"));
+  ASSERT_EQ(file["f1_cases"].size(), 40u);
+  for (const auto& c : file["f1_cases"]) {
+    const auto truth = c["truth"].get<std::vector<std::int32_t>>();
+    const auto predicted = c["predicted"].get<std::vector<std::int32_t>>();
+    const F1Scores f1 = f1_scores(truth, predicted);
+    EXPECT_NEAR(f1.macro, c["macro"].get<double>(), 1e-12) << c.dump();
+    EXPECT_NEAR(f1.micro, c["micro"].get<double>(), 1e-12) << c.dump();
+    EXPECT_NEAR(f1.weighted, c["weighted"].get<double>(), 1e-12) << c.dump();
+  }
+}
+
 TEST(RerankingMetrics, ATiedPairSharesItsGain) {
   // Two candidates tied at the top, one relevant: NDCG averages the two places' discounts
   // (1 + 1/log2(3)) / 2; AP takes them together (precision 1/2); MRR puts the later first.

@@ -24,4 +24,12 @@ struct QueryFigures {
 // REQUIRES: relevant.size() == scores.size(), at_k >= 1.
 QueryFigures rerank_figures(std::span<const std::uint8_t> relevant, std::span<const double> scores, std::int64_t at_k);
 
+// scikit-learn's f1_score over class ids, averaged "macro" (each class present in either list
+// alike), "micro" (every row alike) and "weighted" (by each class's true count); a class with no
+// true positive has F1 0 (zero_division's default).
+struct F1Scores {
+  double macro = 0, micro = 0, weighted = 0;
+};
+F1Scores f1_scores(std::span<const std::int32_t> truth, std::span<const std::int32_t> predicted);
+
 }  // namespace shmtrain::task::reranking

@@ -11,7 +11,9 @@
 //   (query, docs: [...], labels: [...]) or (query, positive, negative, ...) rows labelled 1, 0, ...
 // - MultipleNegativesRankingLoss: (query, positive, negative, ...) rows without labels, each
 //   made a list per batch (batch_examples).
-// Evaluation: CrossEncoderRerankingEvaluator over --validation_file samples, JSON Lines of
+// Evaluation (CrossEntropyLoss: CrossEncoderClassificationEvaluator over (query, document, class)
+// rows, <name>_f1_macro, _f1_micro, _f1_weighted as scikit-learn's f1_score gives them, the
+// class the logits' argmax). Otherwise CrossEncoderRerankingEvaluator over --validation_file samples, JSON Lines of
 // {"query", "positive": [...], "negative": [...]} or {"query", "positive": [...],
 // "documents": [...]} (documents: a first-stage ranking, best first, positives among them or
 // not): every candidate is scored with the query (positives first, then the negatives, or the
@@ -60,6 +62,8 @@ class RerankingTask final : public Task {
   };
 
  private:
+  // CrossEntropyLoss: the labels LABEL_0 .. LABEL_{count - 1} (grown, never shrunk).
+  void set_classes(std::int64_t count);
   // MultipleNegativesRankingLoss's rows read and tokenized text by text (queries_, documents_).
   data::Dataset in_batch_rows(const data::Table& table, const text::Tokenizer& tokenizer, const TaskOptions& options);
 
