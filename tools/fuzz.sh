@@ -71,6 +71,7 @@ seed() {  # harness -> the fixture files its corpus starts from
     train_config_fuzz) ls configs/*.toml ;;
     table_fuzz) ls demo/paraphrase/*.tsv 2>/dev/null | head -2 ;;
     parquet_fuzz) ls tests/fixtures/parquet/*.parquet ;;
+    torch_checkpoint_fuzz) ls tests/fixtures/torch_bin/*.bin tests/fixtures/torch_bin/sharded/*.bin ;;
   esac
 }
 max_len() {  # harness -> the largest input it is given

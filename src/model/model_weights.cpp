@@ -7,6 +7,7 @@
 #include "architectures/architecture.hpp"
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/safetensors.hpp"
+#include "shmtrain/io/torch_checkpoint.hpp"
 #include "shmtrain/model/init.hpp"
 
 namespace shmtrain::model {
@@ -47,15 +48,18 @@ bool is_head(const std::string& name, const Architecture& arch) {
 
 }  // namespace
 
-WeightsLoadReport load_model_weights(const std::filesystem::path& path, const ParamTable& table,
-                                     std::span<float> params, const BertConfig& config,
-                                     std::uint64_t init_seed) {
-  const io::SafetensorsReader reader(path);
+namespace {
+
+// The loading over either reader (safetensors or a torch checkpoint): find(name) gives the
+// tensor's name and shape, load(name, span) its floats.
+template <typename Reader>
+WeightsLoadReport load_from(const Reader& reader, const std::filesystem::path& path, const ParamTable& table,
+                            std::span<float> params, const BertConfig& config, std::uint64_t init_seed) {
   const Architecture& arch = architecture_of(config);
   WeightsLoadReport report;
   std::set<std::string> used;
   for (const ParamEntry& entry : table.entries()) {
-    const io::TensorInfo* info = nullptr;
+    const auto* info = decltype(reader.find(std::string_view())){nullptr};
     for (const std::string& candidate : candidate_names(entry.name, arch.base_prefix)) {
       info = reader.find(candidate);
       if (info != nullptr) break;
@@ -78,10 +82,35 @@ WeightsLoadReport load_model_weights(const std::filesystem::path& path, const Pa
                 params.subspan(static_cast<std::size_t>(entry.offset), static_cast<std::size_t>(entry.size)));
     used.insert(info->name);
   }
-  for (const io::TensorInfo& t : reader.tensors()) {
+  for (const auto& t : reader.tensors()) {
     if (!used.contains(t.name)) report.unused.push_back(t.name);
   }
   return report;
+}
+
+}  // namespace
+
+std::filesystem::path find_model_weights(const std::filesystem::path& folder) {
+  for (const char* name : {"model.safetensors", "pytorch_model.bin.index.json", "pytorch_model.bin"}) {
+    std::error_code error;
+    if (std::filesystem::is_regular_file(folder / name, error)) return folder / name;
+  }
+  if (std::error_code error; std::filesystem::is_regular_file(folder / "model.safetensors.index.json", error)) {
+    fail_input("{}: holds sharded safetensors (model.safetensors.index.json), which shmtrain does not read yet; "
+               "save the model unsharded (save_pretrained(dir, max_shard_size=\"100GB\"))",
+               folder.string());
+  }
+  return {};
+}
+
+WeightsLoadReport load_model_weights(const std::filesystem::path& path, const ParamTable& table,
+                                     std::span<float> params, const BertConfig& config,
+                                     std::uint64_t init_seed) {
+  const std::string name = path.filename().string();
+  if (name.ends_with(".bin") || name.ends_with(".bin.index.json")) {
+    return load_from(io::TorchCheckpointReader(path), path, table, params, config, init_seed);
+  }
+  return load_from(io::SafetensorsReader(path), path, table, params, config, init_seed);
 }
 
 void save_model_weights(const std::filesystem::path& path, const ParamTable& table,

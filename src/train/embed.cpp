@@ -67,8 +67,10 @@ std::unique_ptr<EmbeddingModel> load_embedding_model(const EmbeddingModelOptions
   if (!fs::is_regular_file(config_path)) {
     fail_input("{}: config.json not found: pass --model_name_or_path a model folder", options.folder.string());
   }
-  const fs::path weights = options.folder / "model.safetensors";
-  if (!fs::is_regular_file(weights)) fail_input("{}: model.safetensors not found in the model folder", options.folder.string());
+  const fs::path weights = model::find_model_weights(options.folder);
+  if (weights.empty()) {
+    fail_input("{}: no weights in the model folder (model.safetensors or pytorch_model.bin)", options.folder.string());
+  }
   auto out = std::make_unique<EmbeddingModel>();
   out->config = model::read_hf_config(config_path);
   out->config.head = model::ModelHead::kSentenceEmbedding;

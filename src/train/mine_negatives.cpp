@@ -19,6 +19,7 @@
 #include "shmtrain/data/table.hpp"
 #include "shmtrain/io/atomic_file.hpp"
 #include "shmtrain/io/npy_file.hpp"
+#include "shmtrain/model/model_weights.hpp"
 #include "shmtrain/tensor/similarity_topk.hpp"
 #include "shmtrain/tensor/threads.hpp"
 
@@ -86,8 +87,8 @@ std::string cache_key(const fs::path& folder, const std::string& prompt, const s
     for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
     h = (h ^ 0xffu) * 1099511628211ull;  // a separator no UTF-8 text holds
   };
-  for (const char* file : {"config.json", "model.safetensors"}) {
-    std::ifstream in(folder / file, std::ios::binary);
+  for (const fs::path& file : {folder / "config.json", model::find_model_weights(folder)}) {
+    std::ifstream in(file, std::ios::binary);
     std::vector<char> chunk(std::size_t{1} << 20);
     while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
       // 8 bytes a step: the weights are hundreds of MB.

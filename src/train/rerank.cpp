@@ -68,8 +68,8 @@ std::int64_t rerank_files(const RerankOptions& o) {
   const std::vector<std::vector<std::string>> candidates = read_candidates(o.candidates, queries.size());
   const fs::path config_path = o.model / "config.json";
   if (!fs::is_regular_file(config_path)) fail_input("{}: config.json not found: pass --model_name_or_path a model folder", o.model.string());
-  const fs::path weights = o.model / "model.safetensors";
-  if (!fs::is_regular_file(weights)) fail_input("{}: model.safetensors not found in the model folder", o.model.string());
+  const fs::path weights = model::find_model_weights(o.model);
+  if (weights.empty()) fail_input("{}: no weights in the model folder (model.safetensors or pytorch_model.bin)", o.model.string());
   model::BertConfig config = model::read_hf_config(config_path);
   config.head = model::ModelHead::kSequenceClassification;
   if (config.num_labels() != 1) {

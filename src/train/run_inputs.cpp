@@ -10,6 +10,7 @@
 #include "shmtrain/common/error.hpp"
 #include "shmtrain/io/json_error.hpp"
 #include "shmtrain/model/hf_config.hpp"
+#include "shmtrain/model/model_weights.hpp"
 #include "shmtrain/model/sentence/embedding_loss.hpp"
 #include "shmtrain/model/sentence/sentence_folder.hpp"
 #include "shmtrain/train/hub_sources.hpp"
@@ -40,14 +41,9 @@ void locate_model(const TrainOptions& options, fs::path& config, fs::path& weigh
     }
     config = folder / "config.json";
     if (!is_file(config)) fail_input("{}: config.json not found in the model folder", folder.string());
-    weights = folder / "model.safetensors";
-    if (!is_file(weights)) {
-      if (is_file(folder / "pytorch_model.bin")) {
-        fail_input("{}: holds pytorch_model.bin but no model.safetensors; shmtrain reads safetensors only "
-                   "(save the model with save_pretrained(dir, safe_serialization=True))",
-                   folder.string());
-      }
-      fail_input("{}: model.safetensors not found in the model folder", folder.string());
+    weights = model::find_model_weights(folder);
+    if (weights.empty()) {
+      fail_input("{}: no weights in the model folder (model.safetensors or pytorch_model.bin)", folder.string());
     }
     return;
   }
