@@ -53,6 +53,19 @@ model::BertConfig bench_preset(const std::string& name) {
     modernbert.id2label = {"LABEL_0", "LABEL_1"};
     return modernbert;
   }
+  if (name == "mmbert-base") {
+    // jhu-clsp/mmBERT-base's config.json: ModernBERT-base's layers, both rotary thetas 160,000,
+    // and Gemma's 256,000-token vocabulary (197M of its parameters in the embedding).
+    model::BertConfig mmbert = model::parse_hf_config(
+        R"({"model_type": "modernbert", "vocab_size": 256000, "hidden_size": 768, "num_hidden_layers": 22,
+            "num_attention_heads": 12, "intermediate_size": 1152, "max_position_embeddings": 8192,
+            "global_rope_theta": 160000.0, "local_rope_theta": 160000.0, "local_attention": 128,
+            "global_attn_every_n_layers": 3, "pad_token_id": 0, "bos_token_id": 2, "eos_token_id": 1,
+            "cls_token_id": 2, "sep_token_id": 1})",
+        "preset " + name);
+    mmbert.id2label = {"LABEL_0", "LABEL_1"};
+    return mmbert;
+  }
   if (name == "deberta-v3-base" || name == "deberta-v3-tiny") {
     // microsoft/deberta-v3-base's config.json (L12 H768 A12 I3072, 128,100 tokens, 256 position
     // buckets, c2p and p2c through the shared projections, no absolute positions or token types).
@@ -77,7 +90,8 @@ model::BertConfig bench_preset(const std::string& name) {
   }
   fail_input(
       "preset '{}' is unknown: use base (BERT-base), large (BERT-large), small (L4 H256), tiny (L2 H64, for "
-      "tests), modernbert-base (ModernBERT-base, L22 H768), modernbert-tiny (L3 H64, for tests), deberta-v3-base "
+      "tests), modernbert-base (ModernBERT-base, L22 H768), mmbert-base (mmBERT-base: ModernBERT-base with a "
+      "256,000-token vocabulary), modernbert-tiny (L3 H64, for tests), deberta-v3-base "
       "(DeBERTa-v3-base, L12 H768) or deberta-v3-tiny (L2 H64, for tests)",
       name);
 }

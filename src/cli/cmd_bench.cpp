@@ -186,7 +186,8 @@ Command add_bench_command(CLI::App& app) {
   train
       ->add_option("--preset", train_flags->preset,
                    "Model: base (BERT-base), large (BERT-large), small (L4 H256), both (base and small), "
-                   "modernbert-base (ModernBERT-base, up to 8,192 tokens), deberta-v3-base (DeBERTa-v3-base), or "
+                   "modernbert-base (ModernBERT-base, up to 8,192 tokens), mmbert-base (mmBERT-base: its 256,000-token "
+                   "vocabulary), deberta-v3-base (DeBERTa-v3-base), or "
                    "tiny / modernbert-tiny / deberta-v3-tiny (for tests)")
       ->capture_default_str();
   train->add_option("--batch", train_flags->options.global_batch, "Global batch: sequences per step, all workers")

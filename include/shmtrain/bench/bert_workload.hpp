@@ -18,7 +18,9 @@ namespace shmtrain::bench {
 // ("BERT-mini", L4 H256 A4 I1024). "tiny": L2 H64 A2 I256 with a 1000-word vocabulary, for
 // tests that run the benchmark end to end in seconds. "modernbert-base": answerdotai/ModernBERT-base
 // (L22 H768 A12 I1152, GeGLU, rotary, sliding window 128 with every third layer global, 8,192
-// positions); "modernbert-tiny": L3 H64 A2 I96, window 16. Two labels. Throws InputError.
+// positions); "mmbert-base": jhu-clsp/mmBERT-base (the same layers, both rotary thetas 160,000, a
+// 256,000-token vocabulary); "modernbert-tiny": L3 H64 A2 I96, window 16. Two labels. Throws
+// InputError.
 model::BertConfig bench_preset(const std::string& name);
 
 // The useful floating-point operations of one training step over `batch` sequences of `seq`
