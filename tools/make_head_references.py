@@ -352,6 +352,18 @@ def make_batches(generator, task, num_labels=2, cls=CLS, sep=SEP, pad=PAD, middl
 
 
 # ----------------------------------------------------------------------------------- safetensors
+def load_safetensors(path):
+    """A float32 safetensors file (as save_safetensors writes them) as tensors."""
+    with open(path, "rb") as f:
+        size = int.from_bytes(f.read(8), "little")
+        header = json.loads(f.read(size))
+        data = f.read()
+    header.pop("__metadata__", None)
+    return {name: torch.frombuffer(bytearray(data[i["data_offsets"][0]:i["data_offsets"][1]]),
+                                   dtype=torch.float32).reshape(i["shape"]).clone()
+            for name, i in header.items()}
+
+
 def save_safetensors(path, tensors):
     header, blobs, offset = {}, [], 0
     for name in sorted(tensors):

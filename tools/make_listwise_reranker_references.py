@@ -40,21 +40,6 @@ STEPS, LISTS, PAIRS = 20, 4, 8
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "reranking")
 
 
-def load_safetensors(path):
-    """A float32 safetensors file (as make_head_references.save_safetensors writes them) as tensors."""
-    with open(path, "rb") as f:
-        size = int.from_bytes(f.read(8), "little")
-        header = json.loads(f.read(size))
-        data = f.read()
-    header.pop("__metadata__", None)
-    out = {}
-    for name, info in header.items():
-        begin, end = info["data_offsets"]
-        flat = torch.frombuffer(bytearray(data[begin:end]), dtype=torch.float32)
-        out[name] = flat.reshape(info["shape"]).clone()
-    return out
-
-
 # ------------------------------------------------------------------ sentence-transformers' losses
 def matrices(logits, docs_per_query, labels):
     """The padded (queries, max_docs) logits and labels ListNetLoss and LambdaLoss build."""
@@ -142,28 +127,36 @@ def make_lists(generator, vocabulary, count):
     return rows
 
 
-def train_lists(state, cfg, rows, loss_name, dtype):
+def train(state, cfg, dtype, step_loss):
+    """20 steps of AdamW (clip 1.0) from `state` in `dtype`; step_loss(model, step) is a step's loss.
+    Returns the losses and the trained model."""
     model = rr.BertForSequenceClassification(cfg).to(dtype)
     model.load_hf_state({k: v.to(dtype) for k, v in state.items()})
     model.train()
     optimizer = base.adamw(model)
     losses = []
     for step in range(STEPS):
+        loss = step_loss(model, step)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        losses.append(float(loss))
+    return losses, model
+
+
+def train_lists(state, cfg, rows, loss_name, dtype):
+    def step_loss(model, step):
         batch = rows[step * LISTS:(step + 1) * LISTS]
         pairs = [(q, d) for q, docs, _ in batch for d in docs]
         logits = model(*rr.encode_pairs(pairs)).view(-1)
         docs_per_query = [len(docs) for _, docs, _ in batch]
         labels = [torch.tensor(y) for _, _, y in batch]
         if loss_name == "listnet":
-            loss = listnet(logits, docs_per_query, labels)
-        else:
-            loss = lambda_loss(logits, docs_per_query, labels, scheme=loss_name[len("lambda_"):])
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        losses.append(float(loss))
-    return losses
+            return listnet(logits, docs_per_query, labels)
+        return lambda_loss(logits, docs_per_query, labels, scheme=loss_name[len("lambda_"):])
+
+    return train(state, cfg, dtype, step_loss)[0]
 
 
 def multiple_negatives(model, batch, scale=10.0):
@@ -187,37 +180,16 @@ def multiple_negatives(model, batch, scale=10.0):
 
 
 def train_multiple_negatives(state, cfg, rows, dtype):
-    model = rr.BertForSequenceClassification(cfg).to(dtype)
-    model.load_hf_state({k: v.to(dtype) for k, v in state.items()})
-    model.train()
-    optimizer = base.adamw(model)
-    losses = []
-    for step in range(STEPS):
-        loss = multiple_negatives(model, rows[step * LISTS:(step + 1) * LISTS])
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        losses.append(float(loss))
-    return losses
+    return train(state, cfg, dtype, lambda model, step: multiple_negatives(model, rows[step * LISTS:(step + 1) * LISTS]))[0]
 
 
 def train_classes(state, cfg, rows, dtype):
-    model = rr.BertForSequenceClassification(cfg).to(dtype)
-    model.load_hf_state({k: v.to(dtype) for k, v in state.items()})
-    model.train()
-    optimizer = base.adamw(model)
-    losses = []
-    for step in range(STEPS):
+    def step_loss(model, step):
         batch = rows[step * PAIRS:(step + 1) * PAIRS]
         logits = model(*rr.encode_pairs([(q, d) for q, d, _ in batch]))
-        loss = nn.CrossEntropyLoss()(logits, torch.tensor([y for _, _, y in batch]))
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        losses.append(float(loss))
-    return losses, model
+        return nn.CrossEntropyLoss()(logits, torch.tensor([y for _, _, y in batch]))
+
+    return train(state, cfg, dtype, step_loss)
 
 
 def loss_values(generator):
@@ -255,7 +227,7 @@ def main():
     folder = os.path.join(FIXTURES, "bert_tiny_cls")
     with open(os.path.join(folder, "config.json")) as f:
         cfg = json.load(f)
-    state = load_safetensors(os.path.join(folder, "model.safetensors"))
+    state = base.load_safetensors(os.path.join(folder, "model.safetensors"))
     vocabulary = sentence.words()
     text = lambda ids: " ".join(vocabulary[i] for i in ids)  # noqa: E731
 

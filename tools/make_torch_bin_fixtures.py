@@ -7,7 +7,8 @@ Writes tests/fixtures/torch_bin/:
   view at a storage offset, two names for one tensor) and tensors.safetensors, the same values as float32
   (every one exact in float32), its twin;
 - sharded/: pytorch_model.bin.index.json and its two shards (transformers' layout), the twin's tensors;
-- legacy.bin: torch.save(..., _use_new_zipfile_serialization=False), the pre-1.6 format;
+- legacy.bin: torch.save(..., _use_new_zipfile_serialization=False), the pre-1.6 format (its storage keys
+  change from run to run; every other file comes out the same);
 - crafted files that must be refused, nothing run: reduce_os_system.bin (a __reduce__ to os.system),
   unknown_global.bin (a datetime), offset_past_end.bin (a view past its storage), truncated.bin (half of
   tensors.bin), compressed.bin (a deflated member);
@@ -29,7 +30,6 @@ import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
 import make_head_references as base  # noqa: E402
-import make_listwise_reranker_references as listwise  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "torch_bin")
 
@@ -54,13 +54,20 @@ def twin(tensors):
     return {k: v.float().contiguous() for k, v in tensors.items() if v.is_floating_point()}
 
 
-def zip_with(path, pickle_bytes, storages, compress=False):
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED) as z:
-        z.writestr("archive/data.pkl", pickle_bytes)
-        z.writestr("archive/byteorder", "little")
+def member(name, compress=False):
+    """A zip member with a fixed date: the crafted files come out the same at every run."""
+    info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
+    return info
+
+
+def zip_with(path, pickle_bytes, storages):
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(member("archive/data.pkl"), pickle_bytes)
+        z.writestr(member("archive/byteorder"), "little")
         for key, data in storages.items():
-            z.writestr(f"archive/data/{key}", data)
-        z.writestr("archive/version", "3\n")
+            z.writestr(member(f"archive/data/{key}"), data)
+        z.writestr(member("archive/version"), "3\n")
 
 
 def crafted(out):
@@ -83,9 +90,9 @@ def crafted(out):
     buffer = io.BytesIO()
     torch.save({"w": torch.ones(3)}, buffer)
     with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as src, \
-            zipfile.ZipFile(os.path.join(out, "compressed.bin"), "w", zipfile.ZIP_DEFLATED) as dst:
+            zipfile.ZipFile(os.path.join(out, "compressed.bin"), "w") as dst:
         for item in src.infolist():
-            dst.writestr(item.filename, src.read(item.filename))
+            dst.writestr(member(item.filename, compress=True), src.read(item.filename))
 
 
 def main():
@@ -112,7 +119,7 @@ def main():
     os.makedirs(model_dir, exist_ok=True)
     for name in ("config.json", "vocab.txt", "tokenizer_config.json"):
         shutil.copy(os.path.join(src, name), model_dir)
-    weights = listwise.load_safetensors(os.path.join(src, "model.safetensors"))
+    weights = base.load_safetensors(os.path.join(src, "model.safetensors"))
     torch.save(collections.OrderedDict(sorted(weights.items())), os.path.join(model_dir, "pytorch_model.bin"))
     print(f"{len(tensors)} tensors; shards {list(shards)}; {len(weights)} model tensors")
 

@@ -134,7 +134,7 @@ def encode(a):
     with open(os.path.join(a.encode, "passages.txt")) as f:
         texts = [line.rstrip("\n") for line in f][: a.texts]
     model = bert.BertModelNoPooler(config)
-    state = load_safetensors(os.path.join(model_dir, "model.safetensors"))
+    state = bert.load_safetensors(os.path.join(model_dir, "model.safetensors"))
     model.load_state_dict(state)
     model.eval()
     order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
@@ -152,17 +152,6 @@ def encode(a):
     print("RESULT " + json.dumps({"texts": len(texts), "tokens": tokens, "seconds": seconds,
                                   "texts_per_s": len(texts) / seconds, "threads": a.threads, "batch": a.batch,
                                   "torch": torch.__version__}), flush=True)
-
-
-def load_safetensors(path):
-    with open(path, "rb") as f:
-        size = int.from_bytes(f.read(8), "little")
-        header = json.loads(f.read(size))
-        data = f.read()
-    header.pop("__metadata__", None)
-    return {name: torch.frombuffer(bytearray(data[i["data_offsets"][0]:i["data_offsets"][1]]),
-                                   dtype=torch.float32).reshape(i["shape"]).clone()
-            for name, i in header.items()}
 
 
 def main():
