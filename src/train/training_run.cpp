@@ -164,7 +164,7 @@ StepResult TrainingRun::train_step(const StepPlan& plan, float lr) {
         .train = true,
         .seed = static_cast<std::uint64_t>(options_.seed),
         .rank = static_cast<std::uint64_t>(comm_.rank()),
-        .step = static_cast<std::uint64_t>(state_.global_step * options_.gradient_accumulation_steps + i)});
+        .step = micro_step});
     const std::int64_t samples = static_cast<std::int64_t>(rows.size()) * comm_.size();
     samples_ += samples;
     window_samples_ += samples;
